@@ -1,0 +1,56 @@
+# rocecert — every entry point sets up what it needs first (Debian packages, configure, build).
+#   make demo   install missing packages, build, decode the bundled real captures
+#   make test   install missing packages, build (release, ASan/UBSan, fuzz), run every test
+#   make bench  install missing packages, build, run the benchmarks (figures in docs/bench.md)
+JOBS    ?= 2
+BUILD   ?= build
+CMAKE   ?= cmake
+GEN     := -G Ninja
+WERROR  := -DROCECERT_WERROR=ON
+
+.PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean
+
+all: build
+
+deps:
+	@bash scripts/install-deps.sh
+
+$(BUILD)/release/build.ninja: | deps
+	$(CMAKE) -S . -B $(BUILD)/release $(GEN) -DCMAKE_BUILD_TYPE=Release $(WERROR)
+
+$(BUILD)/asan/build.ninja: | deps
+	$(CMAKE) -S . -B $(BUILD)/asan $(GEN) -DCMAKE_BUILD_TYPE=Debug -DROCECERT_SANITIZE=ON $(WERROR)
+
+$(BUILD)/fuzz/build.ninja: | deps
+	$(CMAKE) -S . -B $(BUILD)/fuzz $(GEN) -DCMAKE_BUILD_TYPE=Debug -DROCECERT_FUZZ=ON \
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+
+build: deps $(BUILD)/release/build.ninja
+	$(CMAKE) --build $(BUILD)/release -j $(JOBS)
+
+build-asan: deps $(BUILD)/asan/build.ninja
+	$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
+
+build-fuzz: deps $(BUILD)/fuzz/build.ninja
+	$(CMAKE) --build $(BUILD)/fuzz -j $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(BUILD)/release/apps/rocecert/rocecert
+
+test-release: build
+	cd $(BUILD)/release && ctest -j $(JOBS) --output-on-failure
+
+test-asan: build-asan
+	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 ctest -j $(JOBS) --output-on-failure -LE slow
+
+test-fuzz: build-fuzz
+	cd $(BUILD)/fuzz && ctest -j $(JOBS) --output-on-failure
+
+test: test-release test-asan test-fuzz
+	@echo "make test: release, ASan/UBSan and fuzz suites passed"
+
+bench: build
+	@bash scripts/bench.sh $(BUILD)/release
+
+clean:
+	rm -rf $(BUILD)
