@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `make bench`: the codec micro-benchmarks, then the end-to-end capture benchmark (1 M frames)
+# against tshark on the same file. Figures go to stdout and to build/bench-results.txt.
+set -euo pipefail
+build=${1:-build/release}
+out="$build/../bench-results.txt"
+{
+  echo "# rocecert benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+  "$build/bench/wire_bench" --benchmark_min_time=0.2
+  "$build/bench/capture_bench" --frames 1000000 --tshark
+} 2>&1 | tee "$out"
+echo "results: $out"
