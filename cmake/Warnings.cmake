@@ -2,7 +2,7 @@
 function(rocecert_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wswitch-enum
-    -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wnull-dereference -Wdouble-promotion)
+    -Wnon-virtual-dtor -Wold-style-cast -Wcast-align -Wdouble-promotion)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     target_compile_options(${target} PRIVATE -Wduplicated-cond -Wlogical-op)
   endif()
