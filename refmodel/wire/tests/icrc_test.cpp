@@ -1,4 +1,6 @@
-// ICRC known answers. V1 is the Mellanox "RoCEv2 CNP Packet Format Example" (reproduced in the
+// ICRC known answers. The ConnectX-4 Lx CNP and the UC SEND_ONLY frame come from scapy's
+// test/contrib/roce.uts (a frame captured from real NIC hardware, and one with scapy's ICRC and
+// checksums written out). V1 is the Mellanox "RoCEv2 CNP Packet Format Example" (reproduced in the
 // acsl-technion/libconntrack-cm tests); V2 and V3 were produced with scapy's contrib/roce.py and
 // confirmed by an independent implementation (shared/spec/roce-digest.md §1.8). Frames captured
 // from Linux Soft-RoCE are checked in tests/real_captures_test.cpp.
@@ -113,4 +115,47 @@ TEST(Icrc, EncoderProducesTheKnownAnswer) {
       "68656C6C6F000000 A987F0E0");
   ASSERT_EQ(frame.size(), kEthLen + v2.size());
   EXPECT_EQ(std::vector<std::uint8_t>(frame.begin() + kEthLen, frame.end()), v2);
+}
+
+TEST(Icrc, CnpCapturedFromConnectX4Lx) {
+  // scapy test/contrib/roce.uts, "RoCE CNP captured on ConnectX-4 Lx": a whole Ethernet frame.
+  const auto frame = hex(
+      "e41d2dab2bc27cfe90643b32080045c2003c718c400040119161 0a001101 0a001201 000012b7 00280000 "
+      "8100ffff 40000118 00000000 00000000000000000000000000000000 82fd002a");
+  const ParsedFrame p = decode(frame);
+  ASSERT_FALSE(p.has_error) << to_string(p.error.code);
+  EXPECT_EQ(p.op->operation, Operation::CNP);
+  EXPECT_EQ(p.bth.dqpn, 0x118u);
+  EXPECT_TRUE(p.bth.becn);
+  EXPECT_EQ(p.ip.dscp, 0x30);  // TOS 0xC2: DSCP 48, ECT(0)
+  EXPECT_EQ(p.udp.sport, 0);
+  EXPECT_TRUE(p.icrc_ok);
+  EXPECT_EQ(p.icrc, 0x2A00FD82u);  // scapy shows the wire bytes big-endian: 0x82fd002a
+}
+
+TEST(Icrc, ScapyUcSendOnly) {
+  // scapy test/contrib/roce.uts, "RoCE layer": UC SEND_ONLY, MigReq, PadCnt 2, 20 bytes after
+  // the BTH of which the last two are pad; scapy gives IP checksum 0xb4d5, ICRC 0x78f353f3.
+  FrameSpec s;
+  s.eth.dst = s.eth.src = {0x24, 0x8a, 0x07, 0xa8, 0xfa, 0x22};
+  s.ip.dscp = 0;
+  s.ip.ecn = 1;  // TOS 0x01
+  s.ip.id = 1144;
+  s.ip.ttl = 64;
+  s.ip.src = {192, 168, 0, 7};
+  s.ip.dst = {192, 168, 0, 7};
+  s.udp.sport = 49152;
+  s.bth.opcode = to_u8(Opcode::UC_SEND_ONLY);
+  s.bth.m = true;
+  s.bth.dqpn = 211;
+  s.bth.psn = 13571856;
+  s.payload = hex("4630818be28935d90e9a955054 01be885e50");
+  finalize(s);
+  EXPECT_EQ(s.bth.padcnt, 2);
+  EXPECT_EQ(s.ip.total_length, 64);
+  EXPECT_EQ(s.udp.length, 44);
+  EXPECT_EQ(s.ip.checksum, 0xB4D5);
+  const ParsedFrame p = decode(encode(s));
+  ASSERT_FALSE(p.has_error);
+  EXPECT_EQ(__builtin_bswap32(p.icrc), 0x78F353F3u);
 }
