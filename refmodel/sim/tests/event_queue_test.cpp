@@ -39,7 +39,7 @@ TEST(EventQueue, CancelAndRunUntil) {
 TEST(EventQueue, PastIsClampedToNow) {
   EventQueue q;
   q.run_until(1000);
-  rocecert::sim::SimTime seen = -1;
+  rocecert::sim::SimTime seen = 0;
   q.schedule_at(5, [&] { seen = q.now(); });
   q.run_until(kNever);
   EXPECT_EQ(seen, 1000);

@@ -11,8 +11,8 @@
 
 namespace rocecert::sim {
 
-using SimTime = std::int64_t;  // nanoseconds since the start of the simulation
-inline constexpr SimTime kNever = INT64_MAX;
+using SimTime = std::uint64_t;  // nanoseconds since the start of the simulation
+inline constexpr SimTime kNever = UINT64_MAX;
 
 using EventId = std::uint64_t;
 
