@@ -1,0 +1,136 @@
+// Keys, protection domains, access flags and the deterministic key-byte generator.
+//
+// Models digest §7.1 (key layout: 24-bit object index << 8 | 8-bit key byte; index 0 never
+// valid; ibv_inc_rkey), §7.2 (enum ibv_access_flags, the optional range bits 20-29, the rule
+// that REMOTE_WRITE / REMOTE_ATOMIC need LOCAL_WRITE) and §7.5 (PD identity). Values are the
+// libibverbs ones so traces and DUT adapters can pass them through unchanged.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <string>
+
+namespace rocecert::mem {
+
+// An L_Key or R_Key (§7.1). One type for both: an MR's lkey equals its rkey (newer rxe) and
+// LOCAL_INV / SEND_WITH_INV accept either.
+class Key {
+ public:
+  constexpr Key() = default;
+  constexpr explicit Key(std::uint32_t value) : value_(value) {}
+  static constexpr Key make(std::uint32_t index, std::uint8_t key_byte) {
+    return Key((index << 8) | key_byte);
+  }
+  constexpr std::uint32_t value() const { return value_; }
+  constexpr std::uint32_t index() const { return value_ >> 8; }  // 24 bits: table entry
+  constexpr std::uint8_t key_byte() const { return static_cast<std::uint8_t>(value_); }
+  friend constexpr auto operator<=>(Key, Key) = default;
+
+ private:
+  std::uint32_t value_ = 0;
+};
+
+inline constexpr std::uint32_t kMaxKeyIndex = 0xFFFFFFu;
+
+// ibv_inc_rkey: same index, key byte + 1 (mod 256) (§7.1; rdma-core verbs.h).
+constexpr Key inc_rkey(Key k) {
+  return Key::make(k.index(), static_cast<std::uint8_t>(k.key_byte() + 1u));
+}
+
+// Protection domain handle. 0 is never a valid PD.
+struct Pd {
+  std::uint32_t value = 0;
+  friend constexpr auto operator<=>(Pd, Pd) = default;
+};
+
+// What the mem block needs to know about a QP: its number (type-2 MW association, §7.4) and
+// its PD (§7.5). The qp block owns the QP itself.
+struct QpRef {
+  std::uint32_t qpn = 0;
+  Pd pd{};
+  friend constexpr bool operator==(QpRef, QpRef) = default;
+};
+
+// Stable handles: the table index, which survives re-registration and key changes.
+struct MrId {
+  std::uint32_t index = 0;
+  friend constexpr auto operator<=>(MrId, MrId) = default;
+};
+struct MwId {
+  std::uint32_t index = 0;
+  friend constexpr auto operator<=>(MwId, MwId) = default;
+};
+
+// enum ibv_access_flags (§7.2), values as in libibverbs verbs.h.
+enum class Access : std::uint32_t {
+  NONE = 0,
+  LOCAL_WRITE = 0x1,
+  REMOTE_WRITE = 0x2,
+  REMOTE_READ = 0x4,
+  REMOTE_ATOMIC = 0x8,
+  MW_BIND = 0x10,
+  ZERO_BASED = 0x20,
+  ON_DEMAND = 0x40,
+  HUGETLB = 0x80,
+  FLUSH_GLOBAL = 0x100,
+  FLUSH_PERSISTENT = 0x200,
+  RELAXED_ORDERING = 0x100000,  // bit 20, first of the optional range
+};
+
+constexpr Access operator|(Access a, Access b) {
+  return static_cast<Access>(static_cast<std::uint32_t>(a) | static_cast<std::uint32_t>(b));
+}
+constexpr Access operator&(Access a, Access b) {
+  return static_cast<Access>(static_cast<std::uint32_t>(a) & static_cast<std::uint32_t>(b));
+}
+constexpr Access operator~(Access a) {
+  return static_cast<Access>(~static_cast<std::uint32_t>(a));
+}
+constexpr Access& operator|=(Access& a, Access b) {
+  return a = a | b;
+}
+constexpr std::uint32_t to_u32(Access a) {
+  return static_cast<std::uint32_t>(a);
+}
+constexpr Access access_from_u32(std::uint32_t v) {
+  return static_cast<Access>(v);
+}
+constexpr bool any(Access a) {
+  return to_u32(a) != 0;
+}
+// `set` grants every right in `required` (superset test, not "any of").
+constexpr bool contains(Access set, Access required) {
+  return (set & required) == required;
+}
+
+// IB_UVERBS_ACCESS_OPTIONAL_FIRST..LAST: bits 20-29. Best effort; never fail a registration.
+inline constexpr std::uint32_t kAccessOptionalMask = 0x3FF00000u;
+// The defined non-optional bits 0-9. Anything outside this and the optional range is EINVAL
+// (kernel ib_check_mr_access).
+inline constexpr std::uint32_t kAccessDefinedMask = 0x3FFu;
+inline constexpr Access kRemoteRights =
+    Access::REMOTE_READ | Access::REMOTE_WRITE | Access::REMOTE_ATOMIC;
+
+// "LOCAL_WRITE|REMOTE_READ", "NONE", unknown bits as "0x...".
+std::string to_string(Access a);
+
+// Deterministic source of 8-bit key tags (§7.1: "random in newer rxe ... differs from the
+// previous key of the same object"). The generator is splitmix64 (Steele, Lea, Flood 2014):
+//   state += 0x9E3779B97F4A7C15;
+//   z = state; z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9;
+//   z = (z ^ (z >> 27)) * 0x94D049BB133111EB; z ^= z >> 31;
+// with the initial state equal to the seed. Each key byte is the top byte (bits 63:56) of one
+// output; next_byte_avoiding(prev) draws again while the byte equals prev, as rxe's
+// rxe_get_next_key loop does. Same seed and same call sequence give the same bytes.
+class KeyGenerator {
+ public:
+  explicit KeyGenerator(std::uint64_t seed) : state_(seed) {}
+  std::uint64_t next_u64();
+  std::uint8_t next_byte() { return static_cast<std::uint8_t>(next_u64() >> 56); }
+  std::uint8_t next_byte_avoiding(std::uint8_t previous);
+
+ private:
+  std::uint64_t state_;
+};
+
+}  // namespace rocecert::mem

@@ -1,0 +1,58 @@
+// Access-flag names and the splitmix64 key-byte generator (keys.h, digest §7.1-7.2).
+#include "rocecert/mem/keys.h"
+
+#include <array>
+#include <cstdio>
+#include <string_view>
+#include <utility>
+
+namespace rocecert::mem {
+
+std::string to_string(Access a) {
+  static constexpr std::array<std::pair<Access, std::string_view>, 11> kNames{{
+      {Access::LOCAL_WRITE, "LOCAL_WRITE"},
+      {Access::REMOTE_WRITE, "REMOTE_WRITE"},
+      {Access::REMOTE_READ, "REMOTE_READ"},
+      {Access::REMOTE_ATOMIC, "REMOTE_ATOMIC"},
+      {Access::MW_BIND, "MW_BIND"},
+      {Access::ZERO_BASED, "ZERO_BASED"},
+      {Access::ON_DEMAND, "ON_DEMAND"},
+      {Access::HUGETLB, "HUGETLB"},
+      {Access::FLUSH_GLOBAL, "FLUSH_GLOBAL"},
+      {Access::FLUSH_PERSISTENT, "FLUSH_PERSISTENT"},
+      {Access::RELAXED_ORDERING, "RELAXED_ORDERING"},
+  }};
+  if (!any(a)) return "NONE";
+  std::string out;
+  std::uint32_t rest = to_u32(a);
+  for (const auto& [flag, name] : kNames) {
+    if (contains(a, flag)) {
+      if (!out.empty()) out += '|';
+      out += name;
+      rest &= ~to_u32(flag);
+    }
+  }
+  if (rest != 0) {
+    std::array<char, 16> buf{};
+    std::snprintf(buf.data(), buf.size(), "0x%x", rest);
+    if (!out.empty()) out += '|';
+    out += buf.data();
+  }
+  return out;
+}
+
+std::uint64_t KeyGenerator::next_u64() {
+  state_ += 0x9E3779B97F4A7C15ull;
+  std::uint64_t z = state_;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+std::uint8_t KeyGenerator::next_byte_avoiding(std::uint8_t previous) {
+  std::uint8_t b = next_byte();
+  while (b == previous) b = next_byte();  // rxe_get_next_key
+  return b;
+}
+
+}  // namespace rocecert::mem
