@@ -1,0 +1,45 @@
+// The canonical event trace: one JSON object per line, keys in a fixed order, integers only,
+// so that two runs of the same scenario and seed give byte-identical files (DESIGN §3.5).
+// Frames are summarised (opcode, QPN, PSN, length, ICRC verdict); the bytes go to the pcap sink.
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "rocecert/trace/observer.h"
+
+namespace rocecert::trace {
+
+class JsonTraceWriter final : public Observer {
+ public:
+  // Writes to `out` (not owned; flushed on destruction).
+  explicit JsonTraceWriter(std::FILE* out) : out_(out) {}
+  ~JsonTraceWriter() override;
+  JsonTraceWriter(const JsonTraceWriter&) = delete;
+  JsonTraceWriter& operator=(const JsonTraceWriter&) = delete;
+
+  void on_frame(const FrameEvent& e) override;
+  void on_qp_transition(const QpTransitionEvent& e) override;
+  void on_cqe(const CqeEvent& e) override;
+  void on_nak(const NakEvent& e) override;
+  void on_retry(const RetryEvent& e) override;
+  void on_access_denied(const AccessDeniedEvent& e) override;
+  void on_async_event(const AsyncEvent& e) override;
+  void on_drop(const DropEvent& e) override;
+
+ private:
+  void emit(const std::string& line);
+  std::FILE* out_;
+};
+
+// The one-line JSON form of each event (what the writer emits, without the newline).
+std::string to_json(const FrameEvent& e);
+std::string to_json(const QpTransitionEvent& e);
+std::string to_json(const CqeEvent& e);
+std::string to_json(const NakEvent& e);
+std::string to_json(const RetryEvent& e);
+std::string to_json(const AccessDeniedEvent& e);
+std::string to_json(const AsyncEvent& e);
+std::string to_json(const DropEvent& e);
+
+}  // namespace rocecert::trace

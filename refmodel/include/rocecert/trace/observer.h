@@ -1,0 +1,121 @@
+// Everything that leaves the model goes through an Observer (DESIGN §3.6): frames sent and
+// received, QP transitions, completions, NAKs, retries, timer firings, access denials,
+// asynchronous events and silent drops. The trace writer, the pcap sink, coverage and the
+// conformance comparator are observers; the model itself never prints and never judges.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "rocecert/cq/wc.h"
+#include "rocecert/qp/types.h"
+#include "rocecert/sim/event_queue.h"
+#include "rocecert/wire/bytes.h"
+
+namespace rocecert::trace {
+
+using sim::SimTime;
+
+enum class Direction : std::uint8_t { TX, RX };
+
+struct FrameEvent {
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  Direction dir = Direction::TX;
+  wire::ByteSpan bytes;  // the whole Ethernet frame; valid during the call only
+};
+
+struct QpTransitionEvent {
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::uint32_t qpn = 0;
+  qp::QpState from = qp::QpState::RESET;
+  qp::QpState to = qp::QpState::RESET;
+  std::string_view cause;  // "modify_qp", or the error that forced it
+};
+
+struct CqeEvent {
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::uint32_t cq = 0;
+  cq::Wc wc{};
+  bool solicited = false;
+};
+
+struct NakEvent {  // a NAK or RNR NAK the responder sends
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::uint32_t qpn = 0;
+  std::uint32_t psn = 0;
+  std::uint8_t syndrome = 0;
+  std::string_view reason;  // the check that failed, e.g. "rkey_mismatch"
+};
+
+enum class RetryKind : std::uint8_t { TIMEOUT, SEQUENCE_NAK, RNR_NAK, IMPLIED_NAK };
+struct RetryEvent {
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::uint32_t qpn = 0;
+  RetryKind kind = RetryKind::TIMEOUT;
+  std::uint32_t from_psn = 0;
+  std::uint8_t retries_left = 0;  // after this retry (7 = infinite where the profile says so)
+};
+
+struct AccessDeniedEvent {
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::uint32_t qpn = 0;
+  std::uint32_t key = 0;
+  std::uint64_t va = 0;
+  std::uint64_t length = 0;
+  std::string_view outcome;  // mem access-check outcome name
+};
+
+struct AsyncEvent {
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::string_view kind;  // ibv_event_type name, e.g. "QP_FATAL", "CQ_ERR", "SQ_DRAINED"
+  std::uint32_t object = 0;  // QPN, CQ or SRQ id
+};
+
+struct DropEvent {  // a packet discarded without any response (ICRC, admission, UC drop mode)
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::string_view reason;
+  wire::ByteSpan bytes;
+};
+
+class Observer {
+ public:
+  virtual ~Observer() = default;
+  virtual void on_frame(const FrameEvent&) {}
+  virtual void on_qp_transition(const QpTransitionEvent&) {}
+  virtual void on_cqe(const CqeEvent&) {}
+  virtual void on_nak(const NakEvent&) {}
+  virtual void on_retry(const RetryEvent&) {}
+  virtual void on_access_denied(const AccessDeniedEvent&) {}
+  virtual void on_async_event(const AsyncEvent&) {}
+  virtual void on_drop(const DropEvent&) {}
+};
+
+// Fans every event out to its observers, in the order they were added.
+class ObserverList final : public Observer {
+ public:
+  void add(Observer* o) { observers_.push_back(o); }
+  void on_frame(const FrameEvent& e) override;
+  void on_qp_transition(const QpTransitionEvent& e) override;
+  void on_cqe(const CqeEvent& e) override;
+  void on_nak(const NakEvent& e) override;
+  void on_retry(const RetryEvent& e) override;
+  void on_access_denied(const AccessDeniedEvent& e) override;
+  void on_async_event(const AsyncEvent& e) override;
+  void on_drop(const DropEvent& e) override;
+
+ private:
+  std::vector<Observer*> observers_;
+};
+
+std::string_view to_string(RetryKind k);
+
+}  // namespace rocecert::trace

@@ -1,0 +1,229 @@
+// Error names, and the rendering of the transition table into docs/qp-state-machine.md.
+#include "rocecert/qp/transitions.h"
+
+#include <string>
+
+namespace rocecert::qp {
+
+std::string_view to_string(ModifyError e) {
+  switch (e) {
+    case ModifyError::OK:
+      return "OK";
+    case ModifyError::INVALID_STATE_VALUE:
+      return "INVALID_STATE_VALUE";
+    case ModifyError::CUR_STATE_NOT_ALLOWED:
+      return "CUR_STATE_NOT_ALLOWED";
+    case ModifyError::CUR_STATE_MISMATCH:
+      return "CUR_STATE_MISMATCH";
+    case ModifyError::ILLEGAL_TRANSITION:
+      return "ILLEGAL_TRANSITION";
+    case ModifyError::MISSING_REQUIRED_ATTR:
+      return "MISSING_REQUIRED_ATTR";
+    case ModifyError::UNEXPECTED_ATTR:
+      return "UNEXPECTED_ATTR";
+    case ModifyError::SQ_DRAINING:
+      return "SQ_DRAINING";
+    case ModifyError::INVALID_PATH_MTU:
+      return "INVALID_PATH_MTU";
+    case ModifyError::PATH_MTU_ABOVE_PORT:
+      return "PATH_MTU_ABOVE_PORT";
+    case ModifyError::INVALID_TIMEOUT:
+      return "INVALID_TIMEOUT";
+    case ModifyError::INVALID_RETRY_CNT:
+      return "INVALID_RETRY_CNT";
+    case ModifyError::INVALID_RNR_RETRY:
+      return "INVALID_RNR_RETRY";
+    case ModifyError::INVALID_MIN_RNR_TIMER:
+      return "INVALID_MIN_RNR_TIMER";
+    case ModifyError::INVALID_MAX_RD_ATOMIC:
+      return "INVALID_MAX_RD_ATOMIC";
+    case ModifyError::INVALID_MAX_DEST_RD_ATOMIC:
+      return "INVALID_MAX_DEST_RD_ATOMIC";
+    case ModifyError::INVALID_SQ_PSN:
+      return "INVALID_SQ_PSN";
+    case ModifyError::INVALID_RQ_PSN:
+      return "INVALID_RQ_PSN";
+    case ModifyError::INVALID_PKEY_INDEX:
+      return "INVALID_PKEY_INDEX";
+    case ModifyError::INVALID_PORT:
+      return "INVALID_PORT";
+    case ModifyError::INVALID_DEST_QPN:
+      return "INVALID_DEST_QPN";
+    case ModifyError::INVALID_ACCESS_FLAGS:
+      return "INVALID_ACCESS_FLAGS";
+    case ModifyError::INVALID_AV:
+      return "INVALID_AV";
+    case ModifyError::ALT_PATH_NOT_SUPPORTED:
+      return "ALT_PATH_NOT_SUPPORTED";
+    case ModifyError::INVALID_PATH_MIG_STATE:
+      return "INVALID_PATH_MIG_STATE";
+    case ModifyError::QP_NOT_FOUND:
+      return "QP_NOT_FOUND";
+    case ModifyError::INVALID_CAP:
+      return "INVALID_CAP";
+    case ModifyError::QPN_EXHAUSTED:
+      return "QPN_EXHAUSTED";
+  }
+  return "?";
+}
+
+namespace {
+
+// "PKEY_INDEX, PORT, ACCESS_FLAGS" as the digest writes a set; an en dash for the empty set.
+std::string mask_list(AttrMask m) {
+  if (m.empty()) return "–";
+  std::string out;
+  for (AttrBit b : kAllAttrBits) {
+    if (!m.has(b)) continue;
+    if (!out.empty()) out += ", ";
+    out += to_string(b);
+  }
+  return out;
+}
+
+std::string hex(std::uint32_t value) {
+  constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (int shift = 28; shift >= 0; shift -= 4) {
+    const auto nibble = static_cast<std::size_t>((value >> shift) & 0xFu);
+    if (out.empty() && nibble == 0 && shift != 0) continue;  // no leading zeros
+    out += kDigits[nibble];
+  }
+  return "0x" + out;
+}
+
+void append_bits_table(std::string& out) {
+  out += "| Bit | Value | Name |\n|---|---|---|\n";
+  for (AttrBit b : kAllAttrBits) {
+    const auto value = static_cast<std::uint32_t>(b);
+    unsigned bit = 0;
+    while ((value >> bit) != 1u) ++bit;
+    out += "| " + std::to_string(bit) + " | " + hex(value) + " | " + std::string(to_string(b)) +
+           " |\n";
+  }
+}
+
+void append_transition_table(std::string& out) {
+  out += "| From → To |";
+  for (QpType t : kAllQpTypes) {
+    out += " " + std::string(to_string(t)) + " required | " + std::string(to_string(t)) +
+           " optional |";
+  }
+  out += "\n|---|";
+  for (std::size_t i = 0; i < kQpTypeCount; ++i) out += "---|---|";
+  out += "\n";
+  for (QpState from : kAllQpStates) {
+    for (QpState to : kAllQpStates) {
+      bool any = false;
+      for (QpType t : kAllQpTypes) any = any || transition_rule(t, from, to).valid;
+      if (!any) continue;
+      out += "| " + std::string(to_string(from)) + " → " + std::string(to_string(to)) + " |";
+      for (QpType t : kAllQpTypes) {
+        const TransitionRule r = transition_rule(t, from, to);
+        if (!r.valid) {
+          out += " illegal | illegal |";
+        } else {
+          out += " " + mask_list(r.required) + " | " + mask_list(r.optional) + " |";
+        }
+      }
+      out += "\n";
+    }
+  }
+}
+
+void append_matrix(std::string& out) {
+  out += "| from \\ to |";
+  for (QpState to : kAllQpStates) out += " " + std::string(to_string(to)) + " |";
+  out += "\n|---|";
+  for (std::size_t i = 0; i < kQpStateCount; ++i) out += "---|";
+  out += "\n";
+  for (QpState from : kAllQpStates) {
+    out += "| **" + std::string(to_string(from)) + "** |";
+    for (QpState to : kAllQpStates) {
+      std::string cell;
+      for (QpType t : kAllQpTypes) {
+        if (!transition_rule(t, from, to).valid) continue;
+        if (!cell.empty()) cell += ' ';
+        cell += to_string(t);
+      }
+      out += " " + (cell.empty() ? std::string("–") : cell) + " |";
+    }
+    out += "\n";
+  }
+}
+
+}  // namespace
+
+std::string render_qp_state_machine_doc() {
+  std::string out;
+  out +=
+      "# QP state machine\n"
+      "\n"
+      "<!-- Generated from kTransitionRows (refmodel/include/rocecert/qp/transitions.h) by\n"
+      "     render_qp_state_machine_doc() (refmodel/qp/transitions.cpp). Do not edit by hand:\n"
+      "     the qp_tests case QpDocs.CommittedDocMatchesTable fails when this file differs.\n"
+      "     Regenerate: ROCECERT_UPDATE_DOCS=1 <build>/refmodel/qp/tests/qp_tests \\\n"
+      "       --gtest_filter='QpDocs.*' -->\n"
+      "\n"
+      "The legal `modify_qp` transitions of an RC, UC or UD queue pair and the attribute mask\n"
+      "each one requires or allows (digest §6.2; Linux `drivers/infiniband/core/verbs.c`\n"
+      "`qp_state_table`; rdma-core `ibv_modify_qp(3)`). The model checks every request with\n"
+      "`rocecert::qp::check_modify()` against this table; `proofs/` reads the same table\n"
+      "through `transition_rule()` / `transition_entries()`.\n"
+      "\n"
+      "States (`enum ibv_qp_state`): RESET 0, INIT 1, RTR 2, RTS 3, SQD 4, SQE 5, ERR 6.\n"
+      "\n"
+      "## Legality rule\n"
+      "\n"
+      "A request (mask, `qp_state`, `cur_qp_state`) on a QP of type T in state S is accepted\n"
+      "only if, in this order:\n"
+      "\n"
+      "1. `qp_state` (if STATE is in the mask) and `cur_qp_state` (if CUR_STATE is) are states\n"
+      "   0..6 (`INVALID_STATE_VALUE`);\n"
+      "2. CUR_STATE is given only when S is RTR, RTS, SQD or SQE (`CUR_STATE_NOT_ALLOWED`), and\n"
+      "   then `cur_qp_state` equals S (`CUR_STATE_MISMATCH`; see the profile switches);\n"
+      "3. next = `qp_state` if STATE is in the mask, else S; the cell [T][S][next] is valid\n"
+      "   (`ILLEGAL_TRANSITION`);\n"
+      "4. the mask contains every required bit of the cell (`MISSING_REQUIRED_ATTR`, naming\n"
+      "   the missing bits);\n"
+      "5. the mask contains nothing outside required ∪ optional ∪ STATE (`UNEXPECTED_ATTR`,\n"
+      "   naming the extra bits);\n"
+      "6. a QP in SQD whose send queue is still draining may only go to ERR (`SQ_DRAINING`,\n"
+      "   digest §6.6).\n"
+      "\n"
+      "Then the attribute values are checked (`validate_attr_values()`), and only if all of it\n"
+      "passes are the attributes and the state applied: a refused request changes nothing.\n"
+      "\n"
+      "## Legal transitions and attributes\n"
+      "\n"
+      "Pairs not listed are illegal for every type (RTR → RTR, RTS → INIT, RESET → ERR, ...).\n"
+      "STATE is always allowed in addition to the sets shown. ALT_PATH passes this table where\n"
+      "it is optional but is then refused by the value checks (`ALT_PATH_NOT_SUPPORTED`): Linux\n"
+      "bans alternate paths on RoCE ports.\n"
+      "\n";
+  append_transition_table(out);
+  out +=
+      "\n"
+      "## Transition matrix\n"
+      "\n"
+      "The QP types for which each (from, to) cell is valid.\n"
+      "\n";
+  append_matrix(out);
+  out +=
+      "\n"
+      "## Profile switches (`QpProfile`)\n"
+      "\n"
+      "- `reset_to_err_allowed` (default false): v4.x-era kernels marked RESET → ERR valid,\n"
+      "  with no attributes (digest §11.13). Current kernels do not.\n"
+      "- `cur_state_selects_row` (default false): rxe and mlx use `cur_qp_state` as the row of\n"
+      "  the table instead of comparing it with the QP's state.\n"
+      "- `sqd_drain_only_to_err` (default true): rule 6 above (rxe). rxe applies it only when\n"
+      "  STATE is in the mask.\n"
+      "\n"
+      "## Attribute mask bits (`enum ibv_qp_attr_mask`)\n"
+      "\n";
+  append_bits_table(out);
+  return out;
+}
+
+}  // namespace rocecert::qp

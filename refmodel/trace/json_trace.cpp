@@ -1,0 +1,78 @@
+#include "rocecert/trace/json_trace.h"
+
+#include <fmt/format.h>
+
+#include "rocecert/wire/decode.h"
+
+namespace rocecert::trace {
+
+namespace {
+// Event names and free text come from the model's own tables (no quotes or backslashes), so
+// they are written as they are.
+std::string_view dir_name(Direction d) { return d == Direction::TX ? "tx" : "rx"; }
+
+std::string frame_summary(wire::ByteSpan bytes) {
+  const wire::ParsedFrame p = wire::decode(bytes);
+  if (p.has_error) {
+    return fmt::format(R"("len":{},"error":"{}")", bytes.size(), wire::to_string(p.error.code));
+  }
+  if (!p.has_bth) return fmt::format(R"("len":{},"roce":false)", bytes.size());
+  return fmt::format(R"("len":{},"opcode":"{}","dqpn":{},"psn":{},"ackreq":{},"payload_len":{},"icrc_ok":{})",
+                     bytes.size(), p.op->name, p.bth.dqpn, p.bth.psn, p.bth.ackreq ? 1 : 0,
+                     p.payload_len, p.icrc_ok ? "true" : "false");
+}
+}  // namespace
+
+std::string to_json(const FrameEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"frame","adapter":{},"dir":"{}",{}}})", e.t, e.adapter,
+                     dir_name(e.dir), frame_summary(e.bytes));
+}
+std::string to_json(const QpTransitionEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"qp_state","adapter":{},"qpn":{},"from":"{}","to":"{}","cause":"{}"}})",
+                     e.t, e.adapter, e.qpn, qp::to_string(e.from), qp::to_string(e.to), e.cause);
+}
+std::string to_json(const CqeEvent& e) {
+  const cq::Wc& w = e.wc;
+  return fmt::format(
+      R"({{"t":{},"ev":"cqe","adapter":{},"cq":{},"wr_id":{},"status":"{}","opcode":"{}","byte_len":{},"qp_num":{},"src_qp":{},"wc_flags":{},"imm_data":{},"solicited":{}}})",
+      e.t, e.adapter, e.cq, w.wr_id, cq::to_string(w.status), cq::to_string(w.opcode), w.byte_len,
+      w.qp_num, w.src_qp, w.wc_flags, w.imm_data, e.solicited ? 1 : 0);
+}
+std::string to_json(const NakEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"nak","adapter":{},"qpn":{},"psn":{},"syndrome":{},"reason":"{}"}})",
+                     e.t, e.adapter, e.qpn, e.psn, e.syndrome, e.reason);
+}
+std::string to_json(const RetryEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"retry","adapter":{},"qpn":{},"kind":"{}","from_psn":{},"retries_left":{}}})",
+                     e.t, e.adapter, e.qpn, to_string(e.kind), e.from_psn, e.retries_left);
+}
+std::string to_json(const AccessDeniedEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"access_denied","adapter":{},"qpn":{},"key":{},"va":{},"length":{},"outcome":"{}"}})",
+                     e.t, e.adapter, e.qpn, e.key, e.va, e.length, e.outcome);
+}
+std::string to_json(const AsyncEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"async","adapter":{},"kind":"{}","object":{}}})", e.t,
+                     e.adapter, e.kind, e.object);
+}
+std::string to_json(const DropEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"drop","adapter":{},"reason":"{}",{}}})", e.t, e.adapter,
+                     e.reason, frame_summary(e.bytes));
+}
+
+JsonTraceWriter::~JsonTraceWriter() { std::fflush(out_); }
+
+void JsonTraceWriter::emit(const std::string& line) {
+  std::fwrite(line.data(), 1, line.size(), out_);
+  std::fputc('\n', out_);
+}
+
+void JsonTraceWriter::on_frame(const FrameEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_qp_transition(const QpTransitionEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_cqe(const CqeEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_nak(const NakEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_retry(const RetryEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_access_denied(const AccessDeniedEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_async_event(const AsyncEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_drop(const DropEvent& e) { emit(to_json(e)); }
+
+}  // namespace rocecert::trace

@@ -1,0 +1,65 @@
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "rocecert/trace/json_trace.h"
+#include "rocecert/wire/sample_frames.h"
+
+using namespace rocecert;
+using nlohmann::json;
+
+TEST(JsonTrace, EveryEventIsOneParsableLineWithIntegers) {
+  const auto frame = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 10, 3}));
+  trace::FrameEvent f{1000, 0, trace::Direction::TX, frame};
+  json j = json::parse(trace::to_json(f));
+  EXPECT_EQ(j["t"], 1000);
+  EXPECT_EQ(j["ev"], "frame");
+  EXPECT_EQ(j["opcode"], "RC_SEND_ONLY");
+  EXPECT_EQ(j["payload_len"], 10);
+  EXPECT_EQ(j["icrc_ok"], true);
+
+  trace::QpTransitionEvent q{5, 1, 0x11, qp::QpState::RTS, qp::QpState::ERR, "nak_remote_access"};
+  j = json::parse(trace::to_json(q));
+  EXPECT_EQ(j["from"], "RTS");
+  EXPECT_EQ(j["to"], "ERR");
+
+  trace::CqeEvent c{7, 1, 2, {}, true};
+  c.wc.status = cq::WcStatus::REM_ACCESS_ERR;
+  c.wc.wr_id = 42;
+  j = json::parse(trace::to_json(c));
+  EXPECT_EQ(j["status"], "REM_ACCESS_ERR");
+  EXPECT_EQ(j["wr_id"], 42);
+
+  for (const std::string& line :
+       {trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, "rkey"}),
+        trace::to_json(trace::RetryEvent{1, 0, 2, trace::RetryKind::RNR_NAK, 9, 7}),
+        trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "out_of_bounds"}),
+        trace::to_json(trace::AsyncEvent{1, 0, "CQ_ERR", 3}),
+        trace::to_json(trace::DropEvent{1, 0, "icrc", frame})}) {
+    EXPECT_EQ(line.find('\n'), std::string::npos);
+    EXPECT_TRUE(json::accept(line)) << line;
+  }
+  j = json::parse(trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "x"}));
+  EXPECT_EQ(j["va"].get<std::uint64_t>(), 0xFFFFFFFFFFFFFFFFull);
+}
+
+TEST(JsonTrace, ObserverListFansOutInOrder) {
+  struct Count : trace::Observer {
+    std::string* log;
+    char tag;
+    void on_nak(const trace::NakEvent&) override { log->push_back(tag); }
+  };
+  std::string log;
+  Count a, b;
+  a.log = b.log = &log;
+  a.tag = 'a';
+  b.tag = 'b';
+  trace::ObserverList list;
+  list.add(&a);
+  list.add(&b);
+  list.on_nak({});
+  list.on_cqe({});  // default: ignored
+  EXPECT_EQ(log, "ab");
+}
