@@ -1,0 +1,122 @@
+// One simulated RoCEv2 adapter (RNIC): the verbs a host uses on it, and the frame port the
+// simulation's link uses. It composes the blocks (mem, qp, tx, rx, reliability, cq) around one
+// event queue and one observer (docs/model.md). Deterministic: no wall clock, no unseeded
+// randomness; everything that happens leaves through the observer.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "rocecert/cq/completion_queue.h"
+#include "rocecert/mem/host_memory.h"
+#include "rocecert/mem/mem_table.h"
+#include "rocecert/qp/qp_table.h"
+#include "rocecert/sim/event_queue.h"
+#include "rocecert/trace/observer.h"
+#include "rocecert/tx/segmenter.h"
+#include "rocecert/tx/work_request.h"
+#include "rocecert/wire/net.h"
+
+namespace rocecert::model {
+
+// Policies real implementations choose freely (issue: "configuration, with a profile that
+// behaves like Linux Soft-RoCE"). Defaults reproduce rxe 6.1 as captured in vectors/real/.
+struct Profile {
+  tx::AckReqPolicy ackreq{};
+  // UDP source port of a QP's packets when the AV does not give one: rxe 6.1 derives it from
+  // the flow label computed from (lqpn, rqpn) (digest §1.3).
+  enum class SportPolicy : std::uint8_t { RXE_FLOW_LABEL, FIXED } sport = SportPolicy::RXE_FLOW_LABEL;
+  std::uint16_t fixed_sport = 0xC000;
+  std::uint8_t ipv4_ttl = 64;  // rxe takes the route's TTL, 64 in the captures
+  bool ipv4_df = true;
+  std::uint16_t pkey = 0xFFFF;
+  std::uint8_t ack_syndrome_credits = 0x1F;  // rxe always sends "credits invalid"
+};
+
+struct AdapterConfig {
+  std::string name = "A";
+  wire::MacAddr mac{};
+  std::array<std::uint8_t, 16> gid{};  // IPv4 as ::ffff:a.b.c.d, else IPv6
+  std::uint32_t port_mtu = 4096;       // active MTU in bytes
+  Profile profile{};
+  mem::MemConfig mem{};
+  qp::QpTableConfig qp{};
+  std::uint64_t seed = 1;
+};
+
+struct RecvWr {
+  std::uint64_t wr_id = 0;
+  std::vector<tx::Sge> sg_list;
+};
+
+// What post_send / post_recv answer (the errno a verbs call would return, as a value).
+enum class PostError : std::uint8_t {
+  OK,
+  NO_SUCH_QP,
+  INVALID_STATE,      // EINVAL: state does not allow posting (digest §6.3)
+  INVALID_OPCODE,     // EINVAL: opcode not valid for the QP type (digest §2.5)
+  TOO_MANY_SGE,       // EINVAL
+  INLINE_TOO_LONG,    // EINVAL
+  BAD_ATOMIC,         // EINVAL: length != 8 or remote VA not 8-byte aligned (digest §7.6)
+  MESSAGE_TOO_LONG,   // EINVAL: > 2^31
+  QUEUE_FULL,         // ENOMEM
+};
+std::string_view to_string(PostError e);
+
+class Link;
+
+class Adapter {
+ public:
+  Adapter(std::uint32_t id, AdapterConfig config, sim::EventQueue& events,
+          trace::Observer& observer);
+  ~Adapter();
+  Adapter(const Adapter&) = delete;
+  Adapter& operator=(const Adapter&) = delete;
+
+  std::uint32_t id() const { return id_; }
+  const AdapterConfig& config() const { return config_; }
+
+  // --- verbs -------------------------------------------------------------------------------
+  mem::Result<mem::Pd> alloc_pd();
+  mem::Result<mem::MrKeys> reg_mr(const mem::MrRegistration& reg);
+  std::uint32_t create_cq(std::uint32_t capacity);
+  // An address handle for UD sends (SendWr::ah names it).
+  std::uint32_t create_ah(const qp::AddressVector& av);
+  qp::CreateResult create_qp(const qp::CreateQpParams& params);
+  qp::ModifyResult modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::AttrMask mask);
+  PostError post_send(qp::Qpn qpn, const tx::SendWr& wr);
+  PostError post_recv(qp::Qpn qpn, const RecvWr& wr);
+  std::vector<cq::Wc> poll_cq(std::uint32_t cq, std::size_t max);
+  void req_notify_cq(std::uint32_t cq, bool solicited_only);
+
+  mem::HostMemory& memory() { return memory_; }
+  mem::MemTable& mem_table() { return mem_; }
+  const qp::QpTable& qps() const { return qps_; }
+
+  // --- wire --------------------------------------------------------------------------------
+  void attach(Link* link) { link_ = link; }
+  // A frame arrives from the link (called from a link delivery event).
+  void receive(std::vector<std::uint8_t> frame);
+
+  struct Impl;  // requester, responder and completer state (refmodel/model/*.cpp)
+
+ private:
+  std::uint32_t id_;
+  AdapterConfig config_;
+  sim::EventQueue& events_;
+  trace::Observer& observer_;
+  mem::HostMemory memory_;
+  mem::MemTable mem_;
+  qp::QpTable qps_;
+  std::map<std::uint32_t, cq::CompletionQueue> cqs_;
+  Link* link_ = nullptr;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace rocecert::model

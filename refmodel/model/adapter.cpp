@@ -1,0 +1,433 @@
+// Verbs, frame admission, completions, errors and flush (docs/model.md).
+#include "adapter_impl.h"
+
+#include <algorithm>
+
+#include "rocecert/model/simulation.h"
+
+namespace rocecert::model {
+
+std::string_view to_string(PostError e) {
+  switch (e) {
+    case PostError::OK: return "ok";
+    case PostError::NO_SUCH_QP: return "no_such_qp";
+    case PostError::INVALID_STATE: return "invalid_state";
+    case PostError::INVALID_OPCODE: return "invalid_opcode";
+    case PostError::TOO_MANY_SGE: return "too_many_sge";
+    case PostError::INLINE_TOO_LONG: return "inline_too_long";
+    case PostError::BAD_ATOMIC: return "bad_atomic";
+    case PostError::MESSAGE_TOO_LONG: return "message_too_long";
+    case PostError::QUEUE_FULL: return "queue_full";
+  }
+  return "?";
+}
+
+bool SendWqe::is_read_or_atomic() const {
+  return wr.opcode == tx::WrOpcode::RDMA_READ || wr.opcode == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
+         wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD ||
+         wr.opcode == tx::WrOpcode::ATOMIC_WRITE;
+}
+
+namespace {
+
+qp::QpTableConfig qp_config(const AdapterConfig& c) {
+  qp::QpTableConfig q = c.qp;
+  qp::PathMtu mtu{};
+  if (qp::path_mtu_from_bytes(c.port_mtu, mtu)) {
+    q.device.active_mtu = mtu;
+    if (qp::mtu_bytes(q.device.max_mtu) < c.port_mtu) q.device.max_mtu = mtu;
+  }
+  return q;
+}
+
+mem::MemConfig mem_config(const AdapterConfig& c) {
+  mem::MemConfig m = c.mem;
+  if (m.seed == 0) m.seed = c.seed;
+  return m;
+}
+
+wire::Transport transport_of(qp::QpType t) {
+  switch (t) {
+    case qp::QpType::RC: return wire::Transport::RC;
+    case qp::QpType::UC: return wire::Transport::UC;
+    case qp::QpType::UD: return wire::Transport::UD;
+  }
+  return wire::Transport::RC;
+}
+
+bool is_ipv4_gid(const std::array<std::uint8_t, 16>& g) {
+  for (std::size_t i = 0; i < 10; ++i)
+    if (g[i] != 0) return false;
+  return g[10] == 0xFF && g[11] == 0xFF;
+}
+
+// rdma_calc_flow_label + rdma_flow_label_to_udp_sport (include/rdma/ib_verbs.h; digest §1.3).
+std::uint16_t rxe_udp_sport(std::uint32_t lqpn, std::uint32_t rqpn) {
+  std::uint64_t v = std::uint64_t{lqpn} * rqpn;
+  v ^= v >> 20;
+  v ^= v >> 40;
+  const auto fl = static_cast<std::uint32_t>(v & 0xFFFFF);
+  std::uint32_t low = fl & 0x3FFF;
+  low ^= (fl & 0xFC000) >> 14;
+  return static_cast<std::uint16_t>(low | 0xC000);
+}
+
+}  // namespace
+
+Adapter::Adapter(std::uint32_t id, AdapterConfig config, sim::EventQueue& events,
+                 trace::Observer& observer)
+    : id_(id),
+      config_(std::move(config)),
+      events_(events),
+      observer_(observer),
+      mem_(mem_config(config_)),
+      qps_(qp_config(config_)),
+      impl_(std::make_unique<Impl>(*this)) {}
+
+Adapter::~Adapter() = default;
+
+mem::Result<mem::Pd> Adapter::alloc_pd() { return mem_.alloc_pd(); }
+
+mem::Result<mem::MrKeys> Adapter::reg_mr(const mem::MrRegistration& reg) {
+  return mem_.reg_mr(reg);
+}
+
+std::uint32_t Adapter::create_cq(std::uint32_t capacity) {
+  const std::uint32_t cq = impl_->next_cq++;
+  cqs_.emplace(cq, cq::CompletionQueue(cq, capacity));
+  return cq;
+}
+
+std::uint32_t Adapter::create_ah(const qp::AddressVector& av) {
+  const std::uint32_t ah = impl_->next_ah++;
+  impl_->ahs[ah] = av;
+  return ah;
+}
+
+qp::CreateResult Adapter::create_qp(const qp::CreateQpParams& params) {
+  const qp::CreateResult r = qps_.create_qp(params);
+  if (r.ok()) impl_->queues[r.qpn.value()];
+  return r;
+}
+
+qp::ModifyResult Adapter::modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::AttrMask mask) {
+  const qp::ModifyResult r = qps_.modify_qp(qpn, attr, mask);
+  if (r.ok() && r.transition) {
+    observer_.on_qp_transition({events_.now(), id_, qpn.value(), r.transition->from,
+                                r.transition->to, "modify_qp"});
+    qp::QpContext* ctx = qps_.find(qpn);
+    if (r.transition->to == qp::QpState::RESET) {
+      // Entering RESET discards every WQE without completions (digest §6.4).
+      QpQueues& q = impl_->queues[qpn.value()];
+      q.sq.clear();
+      q.rq.clear();
+      q.active_recv.reset();
+    } else if (r.transition->flush_due && ctx != nullptr) {
+      impl_->flush(*ctx);
+    }
+    if (ctx != nullptr && (r.transition->to == qp::QpState::RTS)) impl_->schedule_requester(qpn);
+  }
+  return r;
+}
+
+PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
+  qp::QpContext* ctx = qps_.find(qpn);
+  if (ctx == nullptr) return PostError::NO_SUCH_QP;
+  const qp::QpState st = ctx->state();
+  // digest §6.3: posting needs RTS, SQD, SQE or ERR (where the WR is flushed at once).
+  if (st == qp::QpState::RESET || st == qp::QpState::INIT || st == qp::QpState::RTR)
+    return PostError::INVALID_STATE;
+  const wire::Transport t = transport_of(ctx->type);
+  const bool local_op = wr.opcode == tx::WrOpcode::LOCAL_INV || wr.opcode == tx::WrOpcode::BIND_MW;
+  if (local_op) {
+    // LOCAL_INV: RC only; BIND_MW: RC and UC (digest §2.5, rxe_wr_opcode_info).
+    if (ctx->type == qp::QpType::UD || (wr.opcode == tx::WrOpcode::LOCAL_INV && ctx->type != qp::QpType::RC))
+      return PostError::INVALID_OPCODE;
+  } else if (tx::wire_opcode(t, wr.opcode, wire::Position::ONLY) == 0xFF) {
+    return PostError::INVALID_OPCODE;
+  }
+  if (wr.sg_list.size() > ctx->caps.max_send_sge) return PostError::TOO_MANY_SGE;
+  if ((wr.send_flags & tx::kSendInline) && wr.inline_data.size() > ctx->caps.max_inline_data)
+    return PostError::INLINE_TOO_LONG;
+  const bool atomic = wr.opcode == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
+                      wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
+  if (atomic && (wr.total_length() != 8 || (wr.remote_addr & 7) != 0)) return PostError::BAD_ATOMIC;
+  if (wr.total_length() > tx::kMaxMessageLength) return PostError::MESSAGE_TOO_LONG;
+  QpQueues& q = impl_->queues[qpn.value()];
+  std::size_t live = 0;
+  for (const SendWqe& w : q.sq) live += w.done ? 0 : 1;
+  if (live >= ctx->caps.max_send_wr) return PostError::QUEUE_FULL;
+
+  SendWqe wqe;
+  wqe.wr = wr;
+  wqe.length = wr.total_length();
+  wqe.signaled = ctx->sq_sig_all || (wr.send_flags & tx::kSendSignaled) != 0;
+  q.sq.push_back(std::move(wqe));
+  if (st == qp::QpState::ERR) {
+    impl_->flush(*ctx);  // digest §6.3/§6.5: WRs posted in ERR complete with WR_FLUSH_ERR
+  } else {
+    impl_->schedule_requester(qpn);
+  }
+  return PostError::OK;
+}
+
+PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
+  qp::QpContext* ctx = qps_.find(qpn);
+  if (ctx == nullptr) return PostError::NO_SUCH_QP;
+  if (ctx->state() == qp::QpState::RESET) return PostError::INVALID_STATE;
+  if (wr.sg_list.size() > ctx->caps.max_recv_sge) return PostError::TOO_MANY_SGE;
+  QpQueues& q = impl_->queues[qpn.value()];
+  if (q.rq.size() >= ctx->caps.max_recv_wr) return PostError::QUEUE_FULL;
+  RecvWqe r;
+  r.wr = wr;
+  q.rq.push_back(std::move(r));
+  if (ctx->state() == qp::QpState::ERR) impl_->flush(*ctx);
+  return PostError::OK;
+}
+
+std::vector<cq::Wc> Adapter::poll_cq(std::uint32_t cq, std::size_t max) {
+  auto it = cqs_.find(cq);
+  if (it == cqs_.end()) return {};
+  return it->second.poll(max);
+}
+
+void Adapter::req_notify_cq(std::uint32_t cq, bool solicited_only) {
+  auto it = cqs_.find(cq);
+  if (it != cqs_.end()) it->second.arm(solicited_only);
+}
+
+// ---- frames in ------------------------------------------------------------------------------
+
+void Adapter::receive(std::vector<std::uint8_t> frame) {
+  const wire::ParsedFrame p = wire::decode(frame);
+  observer_.on_frame({events_.now(), id_, trace::Direction::RX, frame});
+  auto drop = [&](std::string_view reason) {
+    observer_.on_drop({events_.now(), id_, reason, frame});
+  };
+  // Admission, in rxe_rcv order (digest §1.9); every failure is a silent drop.
+  if (p.has_error || !p.roce || !p.has_bth) return drop("malformed");
+  if (!std::equal(p.ip.dst.begin(), p.ip.dst.begin() + (p.ip.version == 4 ? 4 : 16),
+                  config_.gid.begin() + (p.ip.version == 4 ? 12 : 0)))
+    return drop("not_our_address");
+  if (p.bth.tver != 0) return drop("tver");
+  if (p.op->transport == wire::Transport::CNP) return drop("cnp_not_modelled_yet");
+  qp::QpContext* ctx = qps_.find(qp::Qpn(p.bth.dqpn));
+  if (p.bth.dqpn == 0 || ctx == nullptr) return drop("no_such_qp");
+  if (p.op->transport != transport_of(ctx->type)) return drop("transport_mismatch");
+  const qp::QpState st = ctx->state();
+  const bool resp_ready = st == qp::QpState::RTR || st == qp::QpState::RTS ||
+                          st == qp::QpState::SQD || st == qp::QpState::SQE;
+  const bool req_ready = st == qp::QpState::RTS || st == qp::QpState::SQD;
+  if (p.op->is_request() ? !resp_ready : !req_ready) return drop("qp_state");
+  // P_Key (digest §1.5): low 15 bits equal and non-zero, one of the two a full member.
+  const std::uint16_t ours = config_.profile.pkey;
+  if ((p.bth.pkey & 0x7FFF) != (ours & 0x7FFF) || (p.bth.pkey & 0x7FFF) == 0 ||
+      ((p.bth.pkey | ours) & 0x8000) == 0)
+    return drop("pkey");
+  if (ctx->type == qp::QpType::UD && p.deth.qkey != ctx->attr.qkey) return drop("qkey");
+  if (!p.icrc_ok) return drop("icrc");
+  if (p.op->is_request()) {
+    impl_->handle_request(*ctx, p);
+  } else {
+    impl_->handle_response(*ctx, p);
+  }
+}
+
+// ---- helpers shared by the engines -----------------------------------------------------------
+
+wire::FrameSpec Adapter::Impl::base_spec(const qp::QpContext& ctx, const qp::AddressVector& av,
+                                         std::uint32_t dest_qpn) {
+  wire::FrameSpec s;
+  s.eth.src = a.config_.mac;
+  s.eth.dst = av.dmac;
+  const bool v4 = is_ipv4_gid(a.config_.gid);
+  s.ip.version = v4 ? 4 : 6;
+  s.ip.dscp = static_cast<std::uint8_t>(av.traffic_class >> 2);
+  s.ip.ecn = static_cast<std::uint8_t>(av.traffic_class & 3);
+  s.ip.ttl = av.hop_limit;
+  if (v4) {
+    std::copy_n(a.config_.gid.begin() + 12, 4, s.ip.src.begin());
+    std::copy_n(av.dgid.begin() + 12, 4, s.ip.dst.begin());
+    s.ip.id = ip_id++;
+    s.ip.frag = a.config_.profile.ipv4_df ? 0x4000 : 0;
+  } else {
+    s.ip.src = a.config_.gid;
+    s.ip.dst = av.dgid;
+    s.ip.flow_label = av.flow_label;
+  }
+  s.udp.sport = av.udp_sport != 0 ? av.udp_sport
+                : a.config_.profile.sport == Profile::SportPolicy::FIXED
+                    ? a.config_.profile.fixed_sport
+                    : rxe_udp_sport(ctx.qpn.value(), dest_qpn);
+  s.bth.pkey = a.config_.profile.pkey;
+  s.bth.dqpn = dest_qpn;
+  return s;
+}
+
+void Adapter::Impl::transmit(const wire::FrameSpec& spec) {
+  wire::FrameSpec s = spec;
+  wire::finalize(s);
+  std::vector<std::uint8_t> frame = wire::encode(s);
+  a.observer_.on_frame({now(), a.id_, trace::Direction::TX, frame});
+  if (a.link_ != nullptr) a.link_->transmit(a, std::move(frame));
+}
+
+void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicited, qp::Qpn qpn) {
+  auto it = a.cqs_.find(cq_id);
+  if (it == a.cqs_.end()) return;
+  const cq::PushResult r = it->second.push(wc, solicited);
+  if (r == cq::PushResult::OK || r == cq::PushResult::OK_NOTIFY) {
+    a.observer_.on_cqe({now(), a.id_, cq_id, wc, solicited});
+    return;
+  }
+  if (r == cq::PushResult::OVERFLOW) {
+    // A CQ overrun is a CQ error (IBA §11.4.2.1): async CQ_ERR; rxe then moves the QP that
+    // could not complete to ERR (captures: cq_overflow).
+    a.observer_.on_async_event({now(), a.id_, "CQ_ERR", cq_id});
+  }
+  if (flushing) return;
+  if (qp::QpContext* ctx = a.qps_.find(qpn); ctx != nullptr && ctx->state() != qp::QpState::ERR)
+    enter_error(*ctx, "cq_overflow");
+}
+
+void Adapter::Impl::enter_error(qp::QpContext& ctx, std::string_view cause) {
+  const auto t = a.qps_.enter_error(ctx.qpn);
+  if (!t) return;
+  a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, cause});
+  flush(ctx);
+}
+
+void Adapter::Impl::flush(qp::QpContext& ctx) {
+  // digest §6.5: every outstanding SQ WQE, in order, then every RQ WQE, with WR_FLUSH_ERR;
+  // error completions are always generated, signaled or not (§5.6).
+  QpQueues& q = queues[ctx.qpn.value()];
+  const bool sq_only = ctx.state() == qp::QpState::SQE;
+  flushing = true;
+  for (SendWqe& w : q.sq) {
+    if (w.done) continue;
+    w.done = true;
+    cq::Wc wc;
+    wc.wr_id = w.wr.wr_id;
+    wc.status = cq::WcStatus::WR_FLUSH_ERR;
+    wc.qp_num = ctx.qpn.value();
+    complete(ctx.send_cq.value, wc, false, ctx.qpn);
+  }
+  q.sq.clear();
+  if (!sq_only && !ctx.has_srq) {
+    if (q.active_recv) {
+      q.rq.push_front(std::move(*q.active_recv));
+      q.active_recv.reset();
+    }
+    while (!q.rq.empty()) {
+      cq::Wc wc;
+      wc.wr_id = q.rq.front().wr.wr_id;
+      wc.status = cq::WcStatus::WR_FLUSH_ERR;
+      wc.qp_num = ctx.qpn.value();
+      q.rq.pop_front();
+      complete(ctx.recv_cq.value, wc, false, ctx.qpn);
+    }
+  }
+  flushing = false;
+  ctx.flush_pending = false;
+}
+
+bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx::Sge>& sges,
+                                 mem::MemOp op, std::vector<ResolvedSge>& out,
+                                 mem::AccessResult& failure, std::uint32_t& bad_key) {
+  out.clear();
+  for (const tx::Sge& s : sges) {
+    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (digest §7.3)
+    mem::AccessRequest req;
+    req.op = op;
+    req.key = mem::Key(s.lkey);
+    req.qp = qp_ref(ctx);
+    req.va = s.addr;
+    req.length = s.length;
+    const mem::AccessResult r = a.mem_.check(req);
+    if (!r.ok()) {
+      failure = r;
+      bad_key = s.lkey;
+      a.observer_.on_access_denied({now(), a.id_, ctx.qpn.value(), s.lkey, s.addr, s.length,
+                                    mem::to_string(r.outcome)});
+      return false;
+    }
+    out.push_back({r.host_addr, s.length});
+  }
+  return true;
+}
+
+void Adapter::Impl::copy_out(const std::vector<ResolvedSge>& sges, std::uint64_t offset,
+                             std::span<std::uint8_t> out) {
+  std::size_t done = 0;
+  for (const ResolvedSge& s : sges) {
+    if (done == out.size()) break;
+    if (offset >= s.length) {
+      offset -= s.length;
+      continue;
+    }
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(s.length - offset, out.size() - done));
+    a.memory_.read(s.host_addr + offset, out.subspan(done, n));
+    done += n;
+    offset = 0;
+  }
+}
+
+bool Adapter::Impl::copy_in(const std::vector<ResolvedSge>& sges, std::uint64_t offset,
+                            std::span<const std::uint8_t> in) {
+  std::size_t done = 0;
+  for (const ResolvedSge& s : sges) {
+    if (done == in.size()) break;
+    if (offset >= s.length) {
+      offset -= s.length;
+      continue;
+    }
+    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(s.length - offset, in.size() - done));
+    a.memory_.write(s.host_addr + offset, in.subspan(done, n));
+    done += n;
+    offset = 0;
+  }
+  return done == in.size();
+}
+
+// ---- link and simulation -----------------------------------------------------------------
+
+Link::Link(sim::EventQueue& events, trace::Observer& observer, Adapter& a, Adapter& b,
+           sim::SimTime latency_ns, double gbps)
+    : events_(events), observer_(observer), a_(a), b_(b), latency_ns_(latency_ns), gbps_(gbps) {
+  a.attach(this);
+  b.attach(this);
+}
+
+void Link::transmit(const Adapter& from, std::vector<std::uint8_t> frame) {
+  const int dir = &from == &a_ ? 0 : 1;
+  Adapter& to = dir == 0 ? b_ : a_;
+  sim::SimTime start = std::max(events_.now(), busy_until_[dir]);
+  if (gbps_ > 0) {
+    // Serialization at the line rate, with the 20 bytes of preamble, SFD and IFG and the FCS.
+    const double bits = static_cast<double>(frame.size() + 24) * 8.0;
+    start += static_cast<sim::SimTime>(bits / gbps_);
+  }
+  busy_until_[dir] = start;
+  events_.schedule_at(start + latency_ns_, [&to, f = std::move(frame)]() mutable {
+    to.receive(std::move(f));
+  });
+}
+
+Adapter& Simulation::add_adapter(AdapterConfig config) {
+  const auto id = static_cast<std::uint32_t>(adapters_.size());
+  adapters_.push_back(std::make_unique<Adapter>(id, std::move(config), events_, observers_));
+  return *adapters_.back();
+}
+
+Link& Simulation::connect(Adapter& a, Adapter& b, sim::SimTime latency_ns, double gbps) {
+  links_.push_back(std::make_unique<Link>(events_, observers_, a, b, latency_ns, gbps));
+  return *links_.back();
+}
+
+Adapter* Simulation::find(const std::string& name) {
+  for (auto& ad : adapters_)
+    if (ad->config().name == name) return ad.get();
+  return nullptr;
+}
+
+}  // namespace rocecert::model

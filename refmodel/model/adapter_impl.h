@@ -1,0 +1,101 @@
+// The adapter's private state and the functions of its three engines (docs/model.md):
+//   requester.cpp  send queue → packets (tx), local operations, window and credits
+//   responder.cpp  requests in → checks in rxe's order → execute, ACK/NAK, receive completions
+//   completer.cpp  responses in → WQE completion in order, READ/atomic results
+// plus adapter.cpp (verbs, admission, errors and flush). One Impl per Adapter.
+#pragma once
+
+#include <deque>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "rocecert/model/adapter.h"
+#include "rocecert/wire/decode.h"
+#include "rocecert/wire/encode.h"
+
+namespace rocecert::model {
+
+// A gather/scatter list resolved through the key table: host addresses, validated once.
+struct ResolvedSge {
+  std::uint64_t host_addr = 0;
+  std::uint32_t length = 0;
+};
+
+struct SendWqe {
+  tx::SendWr wr;
+  std::uint64_t length = 0;
+  bool signaled = false;
+  bool started = false;            // PSNs assigned, plan made
+  bool done = false;               // completed (CQE generated or retired)
+  tx::SegmentPlan plan;
+  std::size_t next_pkt = 0;        // next packet of the plan to transmit
+  qp::Psn first_psn, last_psn;
+  std::vector<ResolvedSge> sges;   // resolved gather (send) or scatter (READ/atomic result)
+  std::uint64_t read_received = 0; // READ: bytes placed so far
+  bool holds_credit = false;       // READ/atomic/ATOMIC_WRITE: holds an rd_atomic credit
+
+  bool fully_sent() const { return started && next_pkt >= plan.packets.size(); }
+  bool is_read_or_atomic() const;
+};
+
+struct RecvWqe {
+  RecvWr wr;
+  std::vector<ResolvedSge> sges;  // resolved when the WQE is taken (LOCAL_WRITE)
+  std::uint64_t capacity = 0;
+};
+
+struct QpQueues {
+  std::deque<SendWqe> sq;
+  std::deque<RecvWqe> rq;
+  std::optional<RecvWqe> active_recv;  // the receive WQE a multi-packet SEND is filling
+  bool requester_scheduled = false;
+  std::uint32_t write_imm_total = 0;   // RETH DMA length of the WRITE_WITH_IMM in progress
+};
+
+struct Adapter::Impl {
+  Adapter& a;
+  std::map<std::uint32_t, QpQueues> queues;  // by QPN
+  std::map<std::uint32_t, qp::AddressVector> ahs;
+  std::uint32_t next_ah = 1;
+  std::uint32_t next_cq = 1;
+  std::uint16_t ip_id = 0;  // IPv4 identification counter (covered by the ICRC)
+  bool flushing = false;    // a flush is walking the queues: completions must not recurse
+  std::vector<std::uint8_t> scratch;
+
+  explicit Impl(Adapter& adapter) : a(adapter) {}
+
+  // adapter.cpp
+  sim::SimTime now() const { return a.events_.now(); }
+  mem::QpRef qp_ref(const qp::QpContext& ctx) const { return {ctx.qpn.value(), mem::Pd{ctx.pd.value}}; }
+  wire::FrameSpec base_spec(const qp::QpContext& ctx, const qp::AddressVector& av,
+                            std::uint32_t dest_qpn);
+  void transmit(const wire::FrameSpec& spec);
+  void complete(std::uint32_t cq, const cq::Wc& wc, bool solicited, qp::Qpn qpn);
+  void enter_error(qp::QpContext& ctx, std::string_view cause);
+  void flush(qp::QpContext& ctx);
+  bool resolve_sges(const qp::QpContext& ctx, const std::vector<tx::Sge>& sges, mem::MemOp op,
+                    std::vector<ResolvedSge>& out, mem::AccessResult& failure, std::uint32_t& bad_key);
+  void copy_out(const std::vector<ResolvedSge>& sges, std::uint64_t offset,
+                std::span<std::uint8_t> out);  // gather
+  bool copy_in(const std::vector<ResolvedSge>& sges, std::uint64_t offset,
+               std::span<const std::uint8_t> in);  // scatter; false if it does not fit
+
+  // requester.cpp
+  void schedule_requester(qp::Qpn qpn);
+  void run_requester(qp::Qpn qpn);
+  void send_packet(qp::QpContext& ctx, SendWqe& wqe, const tx::Segment& seg);
+  bool start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& wqe);  // false: cannot start now
+  void complete_send(qp::QpContext& ctx, SendWqe& wqe, cq::WcStatus status);
+
+  // responder.cpp
+  void handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p);
+  void send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t syndrome);
+  void nak_and_error(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t code,
+                     std::string_view reason);
+
+  // completer.cpp
+  void handle_response(qp::QpContext& ctx, const wire::ParsedFrame& p);
+};
+
+}  // namespace rocecert::model

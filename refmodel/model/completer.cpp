@@ -1,0 +1,134 @@
+// The completer (IBA §9.7.5.1-§9.7.5.2; rxe_comp.c): responses are matched to send WQEs by PSN.
+// An ACK with PSN p completes every SEND/WRITE WQE whose last PSN is not after p (coalesced
+// ACKs, digest §3.4); READ and atomic WQEs complete only with their own responses, whose data
+// are scattered into the WQE's local buffers. NAKs complete the WQE they name with the error
+// of digest §4.3 and move the QP to ERR. Completions are generated in send-queue order.
+#include <algorithm>
+
+#include "adapter_impl.h"
+
+namespace rocecert::model {
+
+namespace {
+
+using wire::Operation;
+
+cq::WcStatus nak_status(std::uint8_t syndrome) {
+  switch (syndrome & 0x1F) {
+    case 1: return cq::WcStatus::REM_INV_REQ_ERR;
+    case 2: return cq::WcStatus::REM_ACCESS_ERR;
+    case 3: return cq::WcStatus::REM_OP_ERR;
+    case 4: return cq::WcStatus::REM_INV_RD_REQ_ERR;
+    default: return cq::WcStatus::REM_OP_ERR;  // rxe maps unknown NAK codes so (digest §11.10)
+  }
+}
+
+bool not_after(qp::Psn a, qp::Psn b) { return qp::psn_diff(a, b) <= 0; }
+
+}  // namespace
+
+void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame& p) {
+  QpQueues& q = queues[ctx.qpn.value()];
+  const qp::Psn psn(p.bth.psn);
+  const wire::OpcodeInfo& op = *p.op;
+  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes}); };
+  bool progress = false;
+
+  // Complete, in order, the SEND/WRITE WQEs covered by PSN `upto` (implicit ACK). Stops at the
+  // first WQE that is not covered or that only its own response can complete.
+  auto retire_covered = [&](qp::Psn upto) {
+    for (SendWqe& w : q.sq) {
+      if (w.done) continue;
+      if (!w.fully_sent() || !not_after(w.last_psn, upto)) break;
+      if (w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH) break;
+      complete_send(ctx, w, cq::WcStatus::SUCCESS);
+      progress = true;
+    }
+  };
+  auto find_wqe = [&](qp::Psn at) -> SendWqe* {
+    for (SendWqe& w : q.sq) {
+      if (w.done || !w.started) continue;
+      if (qp::psn_diff(at, w.first_psn) >= 0 && not_after(at, w.last_psn)) return &w;
+    }
+    return nullptr;
+  };
+
+  if (op.operation == Operation::ACK && wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK) {
+    retire_covered(psn);
+    if (qp::psn_after(psn + 1u, ctx.req.comp_psn)) ctx.req.comp_psn = psn + 1u;
+  } else if (op.operation == Operation::ACK) {
+    const wire::AethKind kind = wire::aeth_kind(p.aeth.syndrome);
+    // A NAK implicitly acknowledges everything before its PSN (digest §3.4).
+    retire_covered(psn - 1u);
+    if (kind == wire::AethKind::NAK && (p.aeth.syndrome & 0x1F) != 0) {
+      SendWqe* w = find_wqe(psn);
+      if (w == nullptr) return drop("nak_for_no_wqe");
+      complete_send(ctx, *w, nak_status(p.aeth.syndrome));
+      enter_error(ctx, "remote_nak");
+      return;
+    }
+    // PSN sequence error NAKs and RNR NAKs start go-back-N / the RNR wait: the reliability
+    // engine (issue 4). On the lossless link of this model they do not arise.
+    a.observer_.on_retry({now(), a.id_, ctx.qpn.value(),
+                          kind == wire::AethKind::RNR_NAK ? trace::RetryKind::RNR_NAK
+                                                          : trace::RetryKind::SEQUENCE_NAK,
+                          psn.value(), ctx.req.retry_cnt});
+    return drop("retry_not_modelled_yet");
+  } else if (op.operation == Operation::READ_RESPONSE || op.operation == Operation::ATOMIC_ACK) {
+    SendWqe* w = find_wqe(psn);
+    if (w == nullptr) return drop("stale_response");
+    const bool atomic_ack = op.operation == Operation::ATOMIC_ACK;
+    const bool read = w->wr.opcode == tx::WrOpcode::RDMA_READ;
+    const bool zero_len_reply = w->wr.opcode == tx::WrOpcode::ATOMIC_WRITE || w->wr.opcode == tx::WrOpcode::FLUSH;
+    const bool atomic = w->wr.opcode == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
+                        w->wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
+    if ((atomic_ack && !atomic) || (!atomic_ack && !read && !zero_len_reply)) {
+      // A response of the wrong kind for the WQE (digest §4.3: BAD_RESP_ERR is the generic
+      // status; rxe uses FATAL_ERR for a READ response to a non-READ WQE).
+      complete_send(ctx, *w, cq::WcStatus::BAD_RESP_ERR);
+      enter_error(ctx, "bad_response");
+      return;
+    }
+    // The response acknowledges the WQEs before this one.
+    retire_covered(w->first_psn - 1u);
+    if (atomic_ack) {
+      std::array<std::uint8_t, 8> orig{};
+      for (std::size_t i = 0; i < 8; ++i)
+        orig[i] = static_cast<std::uint8_t>(p.atomicacketh.orig >> (8 * i));  // host order, LE
+      copy_in(w->sges, 0, orig);
+      complete_send(ctx, *w, cq::WcStatus::SUCCESS);
+    } else if (read) {
+      const std::uint64_t offset =
+          static_cast<std::uint64_t>(qp::psn_diff(psn, w->first_psn)) * ctx.mtu;
+      if (!copy_in(w->sges, offset, p.payload())) {
+        complete_send(ctx, *w, cq::WcStatus::LOC_LEN_ERR);
+        enter_error(ctx, "read_response_too_long");
+        return;
+      }
+      w->read_received += p.payload_len;
+      if (op.ends_message()) complete_send(ctx, *w, cq::WcStatus::SUCCESS);
+    } else {
+      complete_send(ctx, *w, cq::WcStatus::SUCCESS);
+    }
+    progress = true;
+    if (qp::psn_after(psn + 1u, ctx.req.comp_psn)) ctx.req.comp_psn = psn + 1u;
+  } else {
+    return drop("unexpected_response");
+  }
+
+  if (progress) {
+    // Forward progress reloads the retry counters (digest §5.2).
+    ctx.req.retry_cnt = ctx.attr.retry_cnt;
+    ctx.req.rnr_retry = ctx.attr.rnr_retry;
+  }
+  while (!q.sq.empty() && q.sq.front().done) q.sq.pop_front();
+  const bool idle = ctx.req.outstanding_psns() == 0;
+  ctx.req.retransmit_deadline = idle ? qp::kNoDeadline : now() + ctx.req.ack_timeout;
+  if (idle && ctx.state() == qp::QpState::SQD) {
+    const qp::SqDrained d = a.qps_.mark_sq_drained(ctx.qpn);
+    if (d.notify) a.observer_.on_async_event({now(), a.id_, "SQ_DRAINED", ctx.qpn.value()});
+  }
+  schedule_requester(ctx.qpn);
+}
+
+}  // namespace rocecert::model

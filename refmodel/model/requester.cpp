@@ -1,0 +1,220 @@
+// The requester (IBA §9.7.2-§9.7.4; rxe_req.c): takes WQEs in order, starts each when the
+// fence, the rd_atomic credits and the PSN window allow (digest §3.2), asks the segmenter for
+// its packets and sends them. UC and UD WQEs complete once their last packet is out (§5.6).
+#include <algorithm>
+
+#include "adapter_impl.h"
+
+namespace rocecert::model {
+
+namespace {
+
+bool reliable(const qp::QpContext& ctx) { return ctx.type == qp::QpType::RC; }
+
+wire::Transport transport_of(qp::QpType t) {
+  switch (t) {
+    case qp::QpType::RC: return wire::Transport::RC;
+    case qp::QpType::UC: return wire::Transport::UC;
+    case qp::QpType::UD: return wire::Transport::UD;
+  }
+  return wire::Transport::RC;
+}
+
+bool window_full(const qp::QpContext& ctx) {
+  return reliable(ctx) && ctx.req.outstanding_psns() >= ctx.req.max_unacked_psns;
+}
+
+}  // namespace
+
+void Adapter::Impl::schedule_requester(qp::Qpn qpn) {
+  QpQueues& q = queues[qpn.value()];
+  if (q.requester_scheduled) return;
+  q.requester_scheduled = true;
+  a.events_.schedule_in(0, [this, qpn] { run_requester(qpn); });
+}
+
+void Adapter::Impl::run_requester(qp::Qpn qpn) {
+  QpQueues& q = queues[qpn.value()];
+  q.requester_scheduled = false;
+  qp::QpContext* ctx = a.qps_.find(qpn);
+  if (ctx == nullptr) return;
+  const qp::QpState st = ctx->state();
+  if (st != qp::QpState::RTS && st != qp::QpState::SQD && st != qp::QpState::SQE) return;
+  for (std::size_t i = 0; i < q.sq.size(); ++i) {
+    SendWqe& w = q.sq[i];
+    if (w.done || w.fully_sent()) continue;
+    if (!w.started) {
+      // SQD and SQE start no new WQE (digest §6.6); in-flight messages finish.
+      if (ctx->state() != qp::QpState::RTS) break;
+      if (window_full(*ctx)) break;
+      if (!start_wqe(*ctx, q, w)) break;
+      if (ctx->state() == qp::QpState::ERR || ctx->state() == qp::QpState::SQE) return;
+      if (w.done) continue;
+    }
+    while (!w.fully_sent()) {
+      if (window_full(*ctx)) break;
+      const tx::Segment seg = w.plan.packets[w.next_pkt];
+      ++w.next_pkt;
+      send_packet(*ctx, w, seg);
+    }
+    if (!w.fully_sent()) break;
+    if (!reliable(*ctx)) complete_send(*ctx, w, cq::WcStatus::SUCCESS);
+  }
+  while (!q.sq.empty() && q.sq.front().done) q.sq.pop_front();
+}
+
+bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
+  const tx::WrOpcode op = w.wr.opcode;
+  auto earlier_pending = [&](bool only_read_atomic) {
+    for (const SendWqe& e : q.sq) {
+      if (&e == &w) break;
+      if (!e.done && (!only_read_atomic || e.is_read_or_atomic())) return true;
+    }
+    return false;
+  };
+  // IBV_SEND_FENCE: wait for earlier READ/atomic WQEs (digest §3.2). LOCAL_INV waits for
+  // every earlier WQE (rxe: "local invalidate fence", IBA 10.6.5.1).
+  if ((w.wr.send_flags & tx::kSendFence) && earlier_pending(true)) return false;
+  if (op == tx::WrOpcode::LOCAL_INV || op == tx::WrOpcode::BIND_MW) {
+    if (op == tx::WrOpcode::LOCAL_INV && earlier_pending(false)) return false;
+    w.started = true;
+    if (op == tx::WrOpcode::LOCAL_INV) {
+      const mem::MemErrc e = a.mem_.invalidate(qp_ref(ctx), mem::Key(w.wr.invalidate_rkey));
+      complete_send(ctx, w, e == mem::MemErrc::OK ? cq::WcStatus::SUCCESS : cq::WcStatus::LOC_QP_OP_ERR);
+      if (e != mem::MemErrc::OK) enter_error(ctx, "local_inv_failed");
+    } else {
+      mem::BindMwWr bind;
+      bind.mw_rkey = mem::Key(w.wr.bind_mw_handle);
+      bind.new_rkey = mem::Key(w.wr.rkey);
+      bind.mr_lkey = mem::Key(w.wr.bind_mr_lkey);
+      bind.addr = w.wr.bind_addr;
+      bind.length = w.wr.bind_length;
+      bind.access = mem::access_from_u32(w.wr.bind_access);
+      const auto r = a.mem_.bind_mw(qp_ref(ctx), bind);
+      complete_send(ctx, w, r.ok() ? cq::WcStatus::SUCCESS : cq::WcStatus::MW_BIND_ERR);
+      if (!r.ok()) enter_error(ctx, "bind_mw_failed");
+    }
+    return true;
+  }
+  if (w.is_read_or_atomic()) {
+    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight (digest §3.2)
+    --ctx.req.rd_atomic_credits;
+    w.holds_credit = true;
+  }
+  // Resolve the local buffers once: gather for what is sent, scatter (LOCAL_WRITE) for the
+  // READ data and the atomic result (digest §7.3).
+  if (!(w.wr.send_flags & tx::kSendInline)) {
+    const bool scatter = op == tx::WrOpcode::RDMA_READ || op == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
+                         op == tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
+    mem::AccessResult failure;
+    std::uint32_t bad_key = 0;
+    if (!resolve_sges(ctx, w.wr.sg_list, scatter ? mem::MemOp::LOCAL_WRITE : mem::MemOp::LOCAL_READ,
+                      w.sges, failure, bad_key)) {
+      // IB convention: a local protection failure is LOC_PROT_ERR (digest §5.5, §11.20).
+      w.started = true;
+      complete_send(ctx, w, cq::WcStatus::LOC_PROT_ERR);
+      if (ctx.type == qp::QpType::RC) {
+        enter_error(ctx, "local_protection");
+      } else if (const auto t = a.qps_.enter_sq_error(ctx.qpn)) {
+        a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, "local_protection"});
+        flush(ctx);
+      }
+      return true;
+    }
+  }
+  tx::SegmentRequest sr;
+  sr.transport = transport_of(ctx.type);
+  sr.opcode = op;
+  sr.length = w.length;
+  sr.mtu = ctx.type == qp::QpType::UD ? a.config_.port_mtu : ctx.mtu;
+  sr.solicited = (w.wr.send_flags & tx::kSendSolicited) != 0;
+  sr.first_psn = ctx.req.next_psn.value();
+  sr.packets_since_ackreq = ctx.req.noack_pkts;
+  sr.ackreq = a.config_.profile.ackreq;
+  w.plan = tx::segment(sr);
+  w.started = true;
+  if (w.plan.error != tx::SegmentError::NONE) {
+    // A UD message longer than the MTU is silently not sent and completes successfully
+    // (C10-93.1.1; rxe). Anything else was refused at post time already.
+    const bool ud_too_long = ctx.type == qp::QpType::UD && w.plan.error == tx::SegmentError::MESSAGE_TOO_LONG;
+    complete_send(ctx, w, ud_too_long ? cq::WcStatus::SUCCESS : cq::WcStatus::LOC_QP_OP_ERR);
+    if (!ud_too_long) enter_error(ctx, "segmentation");
+    return true;
+  }
+  w.first_psn = ctx.req.next_psn;
+  w.last_psn = ctx.req.next_psn + (w.plan.psn_count - 1);
+  ctx.req.next_psn += w.plan.psn_count;
+  ctx.req.noack_pkts = w.plan.packets_since_ackreq;
+  return true;
+}
+
+void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segment& seg) {
+  const bool ud = ctx.type == qp::QpType::UD;
+  qp::AddressVector av = ctx.attr.ah_attr;
+  std::uint32_t dqpn = ctx.attr.dest_qp_num;
+  if (ud) {
+    auto it = ahs.find(w.wr.ah);
+    if (it != ahs.end()) av = it->second;
+    dqpn = w.wr.remote_qpn;
+  }
+  wire::FrameSpec s = base_spec(ctx, av, dqpn);
+  s.bth.opcode = seg.opcode;
+  s.bth.psn = seg.psn;
+  s.bth.ackreq = seg.ackreq;
+  s.bth.se = seg.se;
+  const wire::OpcodeInfo& info = wire::opcode_info(seg.opcode);
+  const tx::SendWr& wr = w.wr;
+  if (info.has(wire::Header::Reth)) {
+    s.reth.va = wr.remote_addr;
+    s.reth.rkey = wr.rkey;
+    s.reth.dmalen = static_cast<std::uint32_t>(w.length);
+  }
+  if (info.has(wire::Header::AtomicEth)) {
+    s.atomiceth.va = wr.remote_addr;
+    s.atomiceth.rkey = wr.rkey;
+    const bool cas = wr.opcode == tx::WrOpcode::ATOMIC_CMP_AND_SWP;
+    s.atomiceth.swap_add = cas ? wr.swap : wr.compare_add;
+    s.atomiceth.compare = cas ? wr.compare_add : 0;
+  }
+  if (info.has(wire::Header::ImmDt)) s.immdt.value = wr.imm_data;
+  if (info.has(wire::Header::Ieth)) s.ieth.rkey = wr.invalidate_rkey;
+  if (info.has(wire::Header::Deth)) s.deth = {wr.remote_qkey, ctx.qpn.value()};
+  if (info.has(wire::Header::Feth)) s.feth = {wr.flush_type, wr.flush_level};
+  s.payload.resize(seg.length);
+  if (seg.length != 0) {
+    if (wr.send_flags & tx::kSendInline) {
+      std::copy_n(wr.inline_data.begin() + static_cast<std::ptrdiff_t>(seg.offset), seg.length,
+                  s.payload.begin());
+    } else {
+      copy_out(w.sges, seg.offset, s.payload);
+    }
+  }
+  transmit(s);
+  // The local ACK timer runs while requests are outstanding (digest §5.2); its expiry and the
+  // retransmission belong to the reliability engine (issue 4).
+  if (reliable(ctx) && ctx.req.ack_timeout != 0 && ctx.req.retransmit_deadline == qp::kNoDeadline)
+    ctx.req.retransmit_deadline = now() + ctx.req.ack_timeout;
+}
+
+void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus status) {
+  w.done = true;
+  if (w.holds_credit) {
+    ++ctx.req.rd_atomic_credits;
+    w.holds_credit = false;
+  }
+  // A CQE for a signaled WR, and always for an error (IBA 10.7.3.1; digest §5.6).
+  if (!w.signaled && status == cq::WcStatus::SUCCESS) return;
+  cq::Wc wc;
+  wc.wr_id = w.wr.wr_id;
+  wc.status = status;
+  wc.qp_num = ctx.qpn.value();
+  if (status == cq::WcStatus::SUCCESS) {
+    wc.opcode = cq::send_wc_opcode(w.wr.opcode).value_or(cq::WcOpcode::SEND);
+    wc.byte_len = static_cast<std::uint32_t>(w.length);
+    if (w.wr.opcode == tx::WrOpcode::SEND_WITH_IMM || w.wr.opcode == tx::WrOpcode::RDMA_WRITE_WITH_IMM)
+      wc.wc_flags |= cq::kWcWithImm;
+  }
+  complete(ctx.send_cq.value, wc, false, ctx.qpn);
+}
+
+}  // namespace rocecert::model
