@@ -61,6 +61,8 @@ bool is_ipv4_gid(const std::array<std::uint8_t, 16>& g) {
   return g[10] == 0xFF && g[11] == 0xFF;
 }
 
+}  // namespace
+
 // rdma_calc_flow_label + rdma_flow_label_to_udp_sport (include/rdma/ib_verbs.h; digest §1.3).
 std::uint16_t rxe_udp_sport(std::uint32_t lqpn, std::uint32_t rqpn) {
   std::uint64_t v = std::uint64_t{lqpn} * rqpn;
@@ -71,8 +73,6 @@ std::uint16_t rxe_udp_sport(std::uint32_t lqpn, std::uint32_t rqpn) {
   low ^= (fl & 0xFC000) >> 14;
   return static_cast<std::uint16_t>(low | 0xC000);
 }
-
-}  // namespace
 
 Adapter::Adapter(std::uint32_t id, AdapterConfig config, sim::EventQueue& events,
                  trace::Observer& observer)

@@ -69,6 +69,10 @@ enum class PostError : std::uint8_t {
 };
 std::string_view to_string(PostError e);
 
+// The UDP source port rxe 6.1 uses for a QP pair: rdma_calc_flow_label(lqpn, rqpn) folded by
+// rdma_flow_label_to_udp_sport into 0xC000-0xFFFF (include/rdma/ib_verbs.h; digest §1.3).
+std::uint16_t rxe_udp_sport(std::uint32_t lqpn, std::uint32_t rqpn);
+
 class Link;
 
 class Adapter {
