@@ -36,13 +36,13 @@ struct Recorder : trace::Observer {
   }
 };
 
-qp::AttrMask mask(std::initializer_list<AttrBit> bits) {
+inline qp::AttrMask mask(std::initializer_list<AttrBit> bits) {
   std::uint32_t m = 0;
   for (AttrBit b : bits) m |= static_cast<std::uint32_t>(b);
   return qp::AttrMask::from_raw(m);
 }
 
-std::array<std::uint8_t, 16> ipv4_gid(std::uint8_t last) {
+inline std::array<std::uint8_t, 16> ipv4_gid(std::uint8_t last) {
   return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 10, 0, 0, last};
 }
 
