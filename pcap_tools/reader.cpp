@@ -1,6 +1,8 @@
 #include "rocecert/pcap/reader.h"
 
+#include <fcntl.h>
 #include <pcap/pcap.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -8,6 +10,8 @@
 #include <system_error>
 #include <utility>
 #include <vector>
+
+#include "fast_pcap.h"
 
 namespace rocecert::pcap {
 
@@ -84,6 +88,8 @@ CaptureError::CaptureError(std::string file, std::uint64_t frame, std::uint64_t 
       reason_(std::move(what)) {}
 
 struct Reader::Source {
+  // Set for a classic pcap file read by our own parser; the members below are then unused.
+  std::unique_ptr<detail::FastPcapFile> classic;
   // Declared before handle so that it outlives it; the destructor body closes the handle first
   // in any case. Empty unless the capture came from memory (fmemopen reads this buffer).
   std::vector<std::uint8_t> bytes;
@@ -125,7 +131,8 @@ struct Reader::Source {
 
 Reader::Reader(std::unique_ptr<Source> source, std::string path)
     : source_(std::move(source)), path_(std::move(path)) {
-  const int dlt = pcap_datalink(source_->handle);
+  backend_ = source_->classic ? Backend::Classic : Backend::Libpcap;
+  const int dlt = source_->classic ? source_->classic->dlt() : pcap_datalink(source_->handle);
   const std::optional<LinkInfo> info = classify(dlt);
   if (!info) {
     const char* name = pcap_datalink_val_to_name(dlt);
@@ -137,23 +144,38 @@ Reader::Reader(std::unique_ptr<Source> source, std::string path)
   link_ = info->link;
 }
 
-std::unique_ptr<Reader::Source> Reader::open_file(const std::string& path) {
+std::unique_ptr<Reader::Source> Reader::open_file(const std::string& path, bool allow_classic) {
   // Opened here rather than with pcap_open_offline so that "-" is not taken for stdin and the
   // message does not repeat the path (the CaptureError prefix already names it).
-  std::FILE* fp = std::fopen(path.c_str(), "rb");
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const std::error_code ec(errno, std::generic_category());
+    throw CaptureError(path, 0, 0, "cannot open: " + ec.message());
+  }
+  auto source = std::make_unique<Reader::Source>();
+  if (allow_classic) {
+    source->classic = detail::FastPcapFile::open(fd);
+    if (source->classic) return source;
+  }
+  // Not ours to read: the descriptor is untouched (still at offset 0) and goes to libpcap.
+  std::FILE* fp = ::fdopen(fd, "rb");
   if (fp == nullptr) {
     const std::error_code ec(errno, std::generic_category());
+    ::close(fd);
     throw CaptureError(path, 0, 0, "cannot open: " + ec.message());
   }
   // A large stdio buffer: libpcap freads each record header and body separately, and with the
   // default 4 KiB buffer that is a read(2) every few frames (measured by bench/capture_bench).
   std::setvbuf(fp, nullptr, _IOFBF, 1u << 20);
-  auto source = std::make_unique<Reader::Source>();
   source->open(fp, path);
   return source;
 }
 
-Reader::Reader(const std::string& path) : Reader(open_file(path), path) {}
+Reader::Reader(const std::string& path) : Reader(open_file(path, true), path) {}
+
+Reader Reader::open_with_libpcap(const std::string& path) {
+  return Reader(open_file(path, false), path);
+}
 
 Reader Reader::from_memory(std::span<const std::uint8_t> bytes, std::string name) {
   auto source = std::make_unique<Source>();
@@ -177,7 +199,24 @@ Reader::~Reader() = default;
 bool Reader::next(Record& rec) {
   if (failure_) throw *failure_;
   if (source_ == nullptr || at_end_) return false;
+  return source_->classic ? next_classic(rec) : next_libpcap(rec);
+}
 
+bool Reader::next_classic(Record& rec) {
+  detail::RawRecord raw;
+  switch (source_->classic->next(raw)) {
+    case detail::FastPcapFile::Status::Record:
+      return deliver(rec, raw.offset, raw.sec, raw.frac_ns, raw.caplen, raw.len, raw.data);
+    case detail::FastPcapFile::Status::End:
+      at_end_ = true;
+      return false;
+    case detail::FastPcapFile::Status::Error:
+      break;
+  }
+  fail(failure_, CaptureError(path_, frames_read_ + 1, raw.offset, source_->classic->error()));
+}
+
+bool Reader::next_libpcap(Record& rec) {
   const std::uint64_t frame = frames_read_ + 1;
   // The record starts where the previous one ended: libpcap reads pcap records back to back
   // and pcapng block by block, and stdio's ftell accounts for what it has buffered.
@@ -221,28 +260,35 @@ bool Reader::next(Record& rec) {
     }
   }
 
-  // Opened with nanosecond precision, libpcap has already scaled tv_usec to nanoseconds. The
-  // seconds come from the file unchecked (pcapng holds a 64-bit count plus an offset option),
-  // so a corrupt timestamp must not overflow here.
+  // Opened with nanosecond precision, libpcap has already scaled tv_usec to nanoseconds.
   std::int64_t sec = hdr->ts.tv_sec;
   // pcap stores the seconds as an unsigned 32-bit count (and libpcap after 1.10 reads them so);
-  // libpcap 1.10 reads them as signed and sign-extends every time past 2038-01-19. Undo that.
+  // libpcap 1.10 reads them as signed in files of the host's byte order and sign-extends every
+  // time past 2038-01-19. Undo that.
   if (!source_->pcapng && sec < 0) sec += std::int64_t{1} << 32;
+  return deliver(rec, record_offset, sec, static_cast<std::int64_t>(hdr->ts.tv_usec), hdr->caplen,
+                 hdr->len, data);
+}
+
+bool Reader::deliver(Record& rec, std::uint64_t offset, std::int64_t sec, std::int64_t frac_ns,
+                     std::uint32_t caplen, std::uint32_t len, const std::uint8_t* data) {
+  const std::uint64_t frame = frames_read_ + 1;
+  // The seconds come from the file unchecked (pcapng holds a 64-bit count plus an offset
+  // option), so a corrupt timestamp must not overflow here.
   std::int64_t ts_ns = 0;
   if (__builtin_mul_overflow(sec, std::int64_t{1'000'000'000}, &ts_ns) ||
-      __builtin_add_overflow(ts_ns, static_cast<std::int64_t>(hdr->ts.tv_usec), &ts_ns)) {
+      __builtin_add_overflow(ts_ns, frac_ns, &ts_ns)) {
     fail(failure_,
-         CaptureError(path_, frame, record_offset,
+         CaptureError(path_, frame, offset,
                       "timestamp out of range (" + std::to_string(sec) + " s since the epoch)"));
   }
-
   frames_read_ = frame;
   rec.frame = frame;
-  rec.file_offset = record_offset;
+  rec.file_offset = offset;
   rec.ts_ns = ts_ns;
-  rec.caplen = hdr->caplen;
-  rec.len = hdr->len;
-  rec.data = std::span<const std::uint8_t>(data, hdr->caplen);
+  rec.caplen = caplen;
+  rec.len = len;
+  rec.data = std::span<const std::uint8_t>(data, caplen);
   return true;
 }
 

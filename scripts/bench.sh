@@ -7,6 +7,7 @@ out="$build/../bench-results.txt"
 {
   echo "# rocecert benchmarks, $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
   "$build/bench/wire_bench" --benchmark_min_time=0.2
+  "$build/bench/model_bench" --benchmark_min_time=0.5
   "$build/bench/capture_bench" --frames 1000000 --tshark
 } 2>&1 | tee "$out"
 echo "results: $out"

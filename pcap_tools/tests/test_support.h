@@ -169,7 +169,7 @@ inline Bytes pattern(std::size_t size, std::uint8_t seed) {
   return out;
 }
 
-// A record with its bytes copied out of libpcap's buffer.
+// A record with its bytes copied out of the reader's buffer.
 struct OwnedRecord {
   std::uint64_t frame = 0;
   std::uint64_t file_offset = 0;

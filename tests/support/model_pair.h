@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "rocecert/model/bring_up.h"
 #include "rocecert/model/simulation.h"
 #include "rocecert/wire/decode.h"
 
@@ -35,12 +36,6 @@ struct Recorder : trace::Observer {
     transitions.push_back(std::to_string(e.qpn) + ":" + std::string(qp::to_string(e.to)));
   }
 };
-
-inline qp::AttrMask mask(std::initializer_list<AttrBit> bits) {
-  std::uint32_t m = 0;
-  for (AttrBit b : bits) m |= static_cast<std::uint32_t>(b);
-  return qp::AttrMask::from_raw(m);
-}
 
 inline std::array<std::uint8_t, 16> ipv4_gid(std::uint8_t last) {
   return {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 10, 0, 0, last};
@@ -94,44 +89,15 @@ struct Pair {
     bring_up(b, a, type, mtu, psn_b, psn_a, access);
   }
 
-  void bring_up(Side& s, Side& peer, qp::QpType type, std::uint32_t mtu, std::uint32_t sq_psn,
+  void bring_up(Side& s, Side& peer, qp::QpType, std::uint32_t mtu, std::uint32_t sq_psn,
                 std::uint32_t rq_psn, std::uint32_t access) {
-    qp::QpAttr at;
-    at.qp_state = QpState::INIT;
-    at.port_num = 1;
-    at.qp_access_flags = access & 0xE;
-    at.qkey = 0x11111111;
-    const bool ud = type == qp::QpType::UD;
-    auto r = s.ad->modify_qp(s.qpn, at, ud ? mask({AttrBit::STATE, AttrBit::PKEY_INDEX, AttrBit::PORT, AttrBit::QKEY})
-                                           : mask({AttrBit::STATE, AttrBit::PKEY_INDEX, AttrBit::PORT, AttrBit::ACCESS_FLAGS}));
-    ASSERT_TRUE(r.ok()) << static_cast<int>(r.check.error);
-    at.qp_state = QpState::RTR;
-    qp::path_mtu_from_bytes(mtu, at.path_mtu);
-    at.dest_qp_num = peer.qpn.value();
-    at.rq_psn = rq_psn;
-    at.max_dest_rd_atomic = 4;
-    at.min_rnr_timer = 12;
-    at.ah_attr.dgid = peer.ad->config().gid;
-    at.ah_attr.dmac = peer.ad->config().mac;
-    r = s.ad->modify_qp(s.qpn, at,
-                        ud ? mask({AttrBit::STATE})
-                        : type == qp::QpType::UC
-                            ? mask({AttrBit::STATE, AttrBit::AV, AttrBit::PATH_MTU, AttrBit::DEST_QPN, AttrBit::RQ_PSN})
-                            : mask({AttrBit::STATE, AttrBit::AV, AttrBit::PATH_MTU, AttrBit::DEST_QPN,
-                                    AttrBit::RQ_PSN, AttrBit::MAX_DEST_RD_ATOMIC, AttrBit::MIN_RNR_TIMER}));
-    ASSERT_TRUE(r.ok()) << static_cast<int>(r.check.error);
-    at.qp_state = QpState::RTS;
-    at.sq_psn = sq_psn;
-    at.timeout = 14;
-    at.retry_cnt = 7;
-    at.rnr_retry = 7;
-    at.max_rd_atomic = 4;
-    r = s.ad->modify_qp(s.qpn, at,
-                        type == qp::QpType::RC
-                            ? mask({AttrBit::STATE, AttrBit::TIMEOUT, AttrBit::RETRY_CNT, AttrBit::RNR_RETRY,
-                                    AttrBit::SQ_PSN, AttrBit::MAX_QP_RD_ATOMIC})
-                            : mask({AttrBit::STATE, AttrBit::SQ_PSN}));
-    ASSERT_TRUE(r.ok()) << static_cast<int>(r.check.error);
+    model::BringUp p;
+    p.mtu = mtu;
+    p.sq_psn = sq_psn;
+    p.rq_psn = rq_psn;
+    p.access = access & 0xE;  // the QP gate takes the remote rights
+    const auto refused = model::bring_up(*s.ad, s.qpn, *peer.ad, peer.qpn, p);
+    ASSERT_FALSE(refused.has_value()) << static_cast<int>(refused->check.error);
   }
 
   tx::SendWr wr(std::uint64_t id, tx::WrOpcode op, std::uint64_t laddr, std::uint32_t len) {
