@@ -18,6 +18,7 @@ std::string_view to_string(PostError e) {
     case PostError::BAD_ATOMIC: return "bad_atomic";
     case PostError::MESSAGE_TOO_LONG: return "message_too_long";
     case PostError::QUEUE_FULL: return "queue_full";
+    case PostError::SRQ_ATTACHED: return "srq_attached";
   }
   return "?";
 }
@@ -175,6 +176,7 @@ PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
   qp::QpContext* ctx = qps_.find(qpn);
   if (ctx == nullptr) return PostError::NO_SUCH_QP;
   if (ctx->state() == qp::QpState::RESET) return PostError::INVALID_STATE;
+  if (ctx->has_srq) return PostError::SRQ_ATTACHED;  // receives go to the SRQ (ibv: EINVAL)
   if (wr.sg_list.size() > ctx->caps.max_recv_sge) return PostError::TOO_MANY_SGE;
   QpQueues& q = impl_->queues[qpn.value()];
   if (q.rq.size() >= ctx->caps.max_recv_wr) return PostError::QUEUE_FULL;
@@ -183,6 +185,48 @@ PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
   q.rq.push_back(std::move(r));
   if (ctx->state() == qp::QpState::ERR) impl_->flush(*ctx);
   return PostError::OK;
+}
+
+std::uint32_t Adapter::create_srq(std::uint32_t max_wr, std::uint32_t max_sge) {
+  const std::uint32_t id = impl_->next_srq++;
+  Srq& srq = impl_->srqs[id];
+  srq.max_wr = max_wr;
+  srq.max_sge = max_sge;
+  return id;
+}
+
+PostError Adapter::post_srq_recv(std::uint32_t srq, const RecvWr& wr) {
+  auto it = impl_->srqs.find(srq);
+  if (it == impl_->srqs.end()) return PostError::NO_SUCH_QP;
+  if (wr.sg_list.size() > it->second.max_sge) return PostError::TOO_MANY_SGE;
+  if (it->second.rq.size() >= it->second.max_wr) return PostError::QUEUE_FULL;
+  RecvWqe r;
+  r.wr = wr;
+  it->second.rq.push_back(std::move(r));
+  return PostError::OK;
+}
+
+bool Adapter::arm_srq_limit(std::uint32_t srq, std::uint32_t limit) {
+  auto it = impl_->srqs.find(srq);
+  if (it == impl_->srqs.end() || limit > it->second.max_wr) return false;
+  it->second.limit = limit;
+  return true;
+}
+
+std::deque<RecvWqe>& Adapter::Impl::receive_queue(const qp::QpContext& ctx) {
+  if (ctx.has_srq) {
+    auto it = srqs.find(ctx.srq.value);
+    if (it != srqs.end()) return it->second.rq;
+  }
+  return queues[ctx.qpn.value()].rq;
+}
+
+void Adapter::Impl::srq_consumed(const qp::QpContext& ctx) {
+  if (!ctx.has_srq) return;
+  auto it = srqs.find(ctx.srq.value);
+  if (it == srqs.end() || it->second.limit == 0 || it->second.rq.size() >= it->second.limit) return;
+  it->second.limit = 0;
+  a.observer_.on_async_event({now(), a.id_, "SRQ_LIMIT_REACHED", ctx.srq.value});
 }
 
 std::vector<cq::Wc> Adapter::poll_cq(std::uint32_t cq, std::size_t max) {
@@ -313,6 +357,16 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
     complete(ctx.send_cq.value, wc, false, ctx.qpn);
   }
   q.sq.clear();
+  if (!sq_only && ctx.has_srq && q.active_recv) {
+    // A WQE taken from the SRQ by a message in progress completes in error; the SRQ itself
+    // is not flushed by a QP error (digest §6.5).
+    cq::Wc wc;
+    wc.wr_id = q.active_recv->wr.wr_id;
+    wc.status = cq::WcStatus::WR_FLUSH_ERR;
+    wc.qp_num = ctx.qpn.value();
+    q.active_recv.reset();
+    complete(ctx.recv_cq.value, wc, false, ctx.qpn);
+  }
   if (!sq_only && !ctx.has_srq) {
     if (q.active_recv) {
       q.rq.push_front(std::move(*q.active_recv));

@@ -53,10 +53,19 @@ struct QpQueues {
   std::uint32_t write_imm_total = 0;   // RETH DMA length of the WRITE_WITH_IMM in progress
 };
 
+struct Srq {
+  std::deque<RecvWqe> rq;
+  std::uint32_t max_wr = 0;
+  std::uint32_t max_sge = 0;
+  std::uint32_t limit = 0;  // 0: not armed
+};
+
 struct Adapter::Impl {
   Adapter& a;
   std::map<std::uint32_t, QpQueues> queues;  // by QPN
   std::map<std::uint32_t, qp::AddressVector> ahs;
+  std::map<std::uint32_t, Srq> srqs;
+  std::uint32_t next_srq = 1;
   std::uint32_t next_ah = 1;
   std::uint32_t next_cq = 1;
   std::uint16_t ip_id = 0;  // IPv4 identification counter (covered by the ICRC)
@@ -87,6 +96,10 @@ struct Adapter::Impl {
   void send_packet(qp::QpContext& ctx, SendWqe& wqe, const tx::Segment& seg);
   bool start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& wqe);  // false: cannot start now
   void complete_send(qp::QpContext& ctx, SendWqe& wqe, cq::WcStatus status);
+
+  // The receive queue a QP takes its WQEs from: its own, or its SRQ's.
+  std::deque<RecvWqe>& receive_queue(const qp::QpContext& ctx);
+  void srq_consumed(const qp::QpContext& ctx);  // SRQ limit event
 
   // responder.cpp
   void handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p);

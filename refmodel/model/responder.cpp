@@ -131,9 +131,11 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   };
   // Takes the next receive WQE and resolves its buffers (LOCAL_WRITE).
   auto take_recv = [&](RecvWqe& out) -> int {  // 1 ok, 0 none, -1 unusable WQE
-    if (q.rq.empty()) return 0;
-    out = std::move(q.rq.front());
-    q.rq.pop_front();
+    std::deque<RecvWqe>& rq = receive_queue(ctx);
+    if (rq.empty()) return 0;
+    out = std::move(rq.front());
+    rq.pop_front();
+    srq_consumed(ctx);
     mem::AccessResult failure;
     std::uint32_t bad = 0;
     if (!resolve_sges(ctx, out.wr.sg_list, mem::MemOp::LOCAL_WRITE, out.sges, failure, bad))
@@ -235,7 +237,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     }
     if (op.starts_message() && ctx.resp.opcode != qp::kNoOpcode) {
       if (q.active_recv) {
-        q.rq.push_front(std::move(*q.active_recv));  // rewind, no completion (rxe class D1)
+        receive_queue(ctx).push_front(std::move(*q.active_recv));  // rewind, no completion (rxe D1)
         q.active_recv.reset();
       }
       ctx.resp.opcode = qp::kNoOpcode;

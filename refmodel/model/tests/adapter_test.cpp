@@ -174,3 +174,48 @@ TEST(Adapter, UcWriteAndUdSend) {
     EXPECT_EQ(rwc[0].wc_flags, cq::kWcGrh);
   }
 }
+
+TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
+  Pair t;
+  const std::uint32_t srq = t.b.ad->create_srq(16, 1);
+  // Two more RC QP pairs whose responders on B share the SRQ.
+  std::vector<qp::Qpn> a_qps, b_qps;
+  for (int i = 0; i < 2; ++i) {
+    qp::CreateQpParams p;
+    p.pd = qp::PdId{t.a.pd.value};
+    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.caps = {8, 8, 1, 1, 0};
+    a_qps.push_back(t.a.ad->create_qp(p).qpn);
+    p.pd = qp::PdId{t.b.pd.value};
+    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.srq = qp::SrqId{srq};
+    b_qps.push_back(t.b.ad->create_qp(p).qpn);
+  }
+  for (int i = 0; i < 2; ++i) {
+    model::BringUp up;
+    up.access = 0xE;
+    ASSERT_FALSE(model::bring_up(*t.a.ad, a_qps[static_cast<std::size_t>(i)], *t.b.ad, b_qps[static_cast<std::size_t>(i)], up));
+    ASSERT_FALSE(model::bring_up(*t.b.ad, b_qps[static_cast<std::size_t>(i)], *t.a.ad, a_qps[static_cast<std::size_t>(i)], up));
+  }
+  EXPECT_EQ(t.b.ad->post_recv(b_qps[0], {1, {}}), model::PostError::SRQ_ATTACHED);
+  for (std::uint64_t i = 0; i < 3; ++i)
+    ASSERT_EQ(t.b.ad->post_srq_recv(srq, {100 + i, {{kBase + 0x1000 * i, 0x1000, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  ASSERT_TRUE(t.b.ad->arm_srq_limit(srq, 2));
+  struct AsyncSpy : trace::Observer {
+    std::vector<std::string> events;
+    void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(e.kind); }
+  } spy;
+  t.sim.observers().add(&spy);
+  for (std::size_t i = 0; i < 2; ++i) {
+    tx::SendWr w = t.wr(i, tx::WrOpcode::SEND, kBase, 100);
+    ASSERT_EQ(t.a.ad->post_send(a_qps[i], w), model::PostError::OK);
+  }
+  t.sim.run_until();
+  const auto rwc = t.poll(t.b);
+  ASSERT_EQ(rwc.size(), 2u);
+  EXPECT_EQ(rwc[0].wr_id, 100u);  // the SRQ hands out WQEs in posting order, whichever QP asks
+  EXPECT_EQ(rwc[0].qp_num, b_qps[0].value());
+  EXPECT_EQ(rwc[1].wr_id, 101u);
+  EXPECT_EQ(rwc[1].qp_num, b_qps[1].value());
+  EXPECT_EQ(spy.events, (std::vector<std::string>{"SRQ_LIMIT_REACHED"}));  // 1 left < 2, once
+}

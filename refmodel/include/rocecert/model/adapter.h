@@ -66,6 +66,7 @@ enum class PostError : std::uint8_t {
   BAD_ATOMIC,         // EINVAL: length != 8 or remote VA not 8-byte aligned (digest §7.6)
   MESSAGE_TOO_LONG,   // EINVAL: > 2^31
   QUEUE_FULL,         // ENOMEM
+  SRQ_ATTACHED,       // EINVAL: post_recv on a QP that uses an SRQ
 };
 std::string_view to_string(PostError e);
 
@@ -96,6 +97,14 @@ class Adapter {
   qp::ModifyResult modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::AttrMask mask);
   PostError post_send(qp::Qpn qpn, const tx::SendWr& wr);
   PostError post_recv(qp::Qpn qpn, const RecvWr& wr);
+  // Shared receive queues (ibv_create_srq, ibv_post_srq_recv, ibv_modify_srq's srq_limit).
+  // A QP created with `srq` takes its receive WQEs from it; a QP error does not flush it
+  // (digest §6.5).
+  std::uint32_t create_srq(std::uint32_t max_wr, std::uint32_t max_sge);
+  PostError post_srq_recv(std::uint32_t srq, const RecvWr& wr);
+  // Arms the SRQ limit: when fewer than `limit` WQEs remain, the asynchronous event
+  // SRQ_LIMIT_REACHED fires once and the limit disarms (IBA §11.5.2.4).
+  bool arm_srq_limit(std::uint32_t srq, std::uint32_t limit);
   std::vector<cq::Wc> poll_cq(std::uint32_t cq, std::size_t max);
   void req_notify_cq(std::uint32_t cq, bool solicited_only);
 
