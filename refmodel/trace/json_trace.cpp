@@ -59,6 +59,11 @@ std::string to_json(const DropEvent& e) {
                      e.reason, frame_summary(e.bytes));
 }
 
+std::string to_json(const FaultEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"fault","from_adapter":{},"action":"{}","rule":"{}",{}}})", e.t,
+                     e.from_adapter, e.action, e.rule, frame_summary(e.bytes));
+}
+
 JsonTraceWriter::~JsonTraceWriter() { std::fflush(out_); }
 
 void JsonTraceWriter::emit(const std::string& line) {
@@ -74,5 +79,6 @@ void JsonTraceWriter::on_retry(const RetryEvent& e) { emit(to_json(e)); }
 void JsonTraceWriter::on_access_denied(const AccessDeniedEvent& e) { emit(to_json(e)); }
 void JsonTraceWriter::on_async_event(const AsyncEvent& e) { emit(to_json(e)); }
 void JsonTraceWriter::on_drop(const DropEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_fault(const FaultEvent& e) { emit(to_json(e)); }
 
 }  // namespace rocecert::trace

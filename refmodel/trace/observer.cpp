@@ -27,6 +27,10 @@ void ObserverList::on_drop(const DropEvent& e) {
   for (Observer* o : observers_) o->on_drop(e);
 }
 
+void ObserverList::on_fault(const FaultEvent& e) {
+  for (Observer* o : observers_) o->on_fault(e);
+}
+
 std::string_view to_string(RetryKind k) {
   switch (k) {
     case RetryKind::TIMEOUT: return "timeout";

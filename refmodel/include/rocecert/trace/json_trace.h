@@ -26,6 +26,7 @@ class JsonTraceWriter final : public Observer {
   void on_access_denied(const AccessDeniedEvent& e) override;
   void on_async_event(const AsyncEvent& e) override;
   void on_drop(const DropEvent& e) override;
+  void on_fault(const FaultEvent& e) override;
 
  private:
   void emit(const std::string& line);
@@ -41,5 +42,6 @@ std::string to_json(const RetryEvent& e);
 std::string to_json(const AccessDeniedEvent& e);
 std::string to_json(const AsyncEvent& e);
 std::string to_json(const DropEvent& e);
+std::string to_json(const FaultEvent& e);
 
 }  // namespace rocecert::trace

@@ -86,6 +86,16 @@ struct DropEvent {  // a packet discarded without any response (ICRC, admission,
   wire::ByteSpan bytes;
 };
 
+// The link did something to a frame (fault injection, issue 4): drop, duplicate, delay,
+// reorder, corrupt, ecn_ce. `bytes` is the frame as it was handed to the link.
+struct FaultEvent {
+  SimTime t = 0;
+  std::uint32_t from_adapter = 0;
+  std::string_view action;
+  std::string_view rule;  // which rule or probability fired, for the trace
+  wire::ByteSpan bytes;
+};
+
 class Observer {
  public:
   virtual ~Observer() = default;
@@ -97,6 +107,7 @@ class Observer {
   virtual void on_access_denied(const AccessDeniedEvent&) {}
   virtual void on_async_event(const AsyncEvent&) {}
   virtual void on_drop(const DropEvent&) {}
+  virtual void on_fault(const FaultEvent&) {}
 };
 
 // Fans every event out to its observers, in the order they were added.
@@ -111,6 +122,7 @@ class ObserverList final : public Observer {
   void on_access_denied(const AccessDeniedEvent& e) override;
   void on_async_event(const AsyncEvent& e) override;
   void on_drop(const DropEvent& e) override;
+  void on_fault(const FaultEvent& e) override;
 
  private:
   std::vector<Observer*> observers_;
