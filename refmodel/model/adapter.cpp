@@ -337,6 +337,11 @@ void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicit
 void Adapter::Impl::enter_error(qp::QpContext& ctx, std::string_view cause) {
   const auto t = a.qps_.enter_error(ctx.qpn);
   if (!t) return;
+  // Timers are cancelled (digest §6.5).
+  QpQueues& q = queues[ctx.qpn.value()];
+  if (q.retransmit_timer != 0) a.events_.cancel(q.retransmit_timer);
+  if (q.rnr_timer != 0) a.events_.cancel(q.rnr_timer);
+  q.retransmit_timer = q.rnr_timer = 0;
   a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, cause});
   flush(ctx);
 }

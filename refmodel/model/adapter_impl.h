@@ -33,6 +33,7 @@ struct SendWqe {
   qp::Psn first_psn, last_psn;
   std::vector<ResolvedSge> sges;   // resolved gather (send) or scatter (READ/atomic result)
   std::uint64_t read_received = 0; // READ: bytes placed so far
+  std::uint32_t read_resume = 0;   // READ re-issued by go-back-N: response packets to skip
   bool holds_credit = false;       // READ/atomic/ATOMIC_WRITE: holds an rd_atomic credit
 
   bool fully_sent() const { return started && next_pkt >= plan.packets.size(); }
@@ -51,6 +52,8 @@ struct QpQueues {
   std::optional<RecvWqe> active_recv;  // the receive WQE a multi-packet SEND is filling
   bool requester_scheduled = false;
   std::uint32_t write_imm_total = 0;   // RETH DMA length of the WRITE_WITH_IMM in progress
+  sim::EventId retransmit_timer = 0;   // pending local ACK timeout event, 0 if none
+  sim::EventId rnr_timer = 0;          // pending RNR wait, 0 if none
 };
 
 struct Srq {
@@ -100,6 +103,15 @@ struct Adapter::Impl {
   // The receive queue a QP takes its WQEs from: its own, or its SRQ's.
   std::deque<RecvWqe>& receive_queue(const qp::QpContext& ctx);
   void srq_consumed(const qp::QpContext& ctx);  // SRQ limit event
+
+  // reliability.cpp: timers, retries and go-back-N (digest §5.2-§5.4)
+  void arm_retransmit(qp::QpContext& ctx);     // (re)start the local ACK timer if anything is outstanding
+  void cancel_retransmit(qp::QpContext& ctx);
+  void on_retransmit_timeout(qp::Qpn qpn);
+  // Counts one retry against retry_cnt; false (and the QP in ERR) when none is left.
+  bool consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from);
+  void go_back_n(qp::QpContext& ctx, qp::Psn from);
+  void on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t timer_code);
 
   // responder.cpp
   void handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p);

@@ -35,15 +35,17 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
   bool progress = false;
 
   // Complete, in order, the SEND/WRITE WQEs covered by PSN `upto` (implicit ACK). Stops at the
-  // first WQE that is not covered or that only its own response can complete.
-  auto retire_covered = [&](qp::Psn upto) {
+  // first WQE that is not covered or that only its own response can complete; returns that
+  // WQE when `upto` is past its last PSN: its response was lost (implied NAK, digest §3.4).
+  auto retire_covered = [&](qp::Psn upto) -> SendWqe* {
     for (SendWqe& w : q.sq) {
       if (w.done) continue;
-      if (!w.fully_sent() || !not_after(w.last_psn, upto)) break;
-      if (w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH) break;
+      if (!w.started || !not_after(w.last_psn, upto)) return nullptr;
+      if (w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH) return &w;
       complete_send(ctx, w, cq::WcStatus::SUCCESS);
       progress = true;
     }
+    return nullptr;
   };
   auto find_wqe = [&](qp::Psn at) -> SendWqe* {
     for (SendWqe& w : q.sq) {
@@ -52,10 +54,23 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     }
     return nullptr;
   };
+  auto advance_comp = [&](qp::Psn next) {
+    if (qp::psn_after(next, ctx.req.comp_psn)) ctx.req.comp_psn = next;
+  };
+  // An implied NAK counts as a retry and goes back to the oldest unacknowledged PSN (rxe).
+  auto implied_nak = [&](SendWqe* w) {
+    if (w == nullptr) return false;
+    if (consume_retry(ctx, trace::RetryKind::IMPLIED_NAK, w->first_psn)) {
+      go_back_n(ctx, ctx.req.comp_psn);
+      arm_retransmit(ctx);
+    }
+    return true;
+  };
 
   if (op.operation == Operation::ACK && wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK) {
-    retire_covered(psn);
-    if (qp::psn_after(psn + 1u, ctx.req.comp_psn)) ctx.req.comp_psn = psn + 1u;
+    SendWqe* blocked = retire_covered(psn);
+    if (blocked == nullptr) advance_comp(psn + 1u);
+    if (implied_nak(blocked)) return;
   } else if (op.operation == Operation::ACK) {
     const wire::AethKind kind = wire::aeth_kind(p.aeth.syndrome);
     // A NAK implicitly acknowledges everything before its PSN (digest §3.4).
@@ -67,13 +82,19 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       enter_error(ctx, "remote_nak");
       return;
     }
-    // PSN sequence error NAKs and RNR NAKs start go-back-N / the RNR wait: the reliability
-    // engine (issue 4). On the lossless link of this model they do not arise.
-    a.observer_.on_retry({now(), a.id_, ctx.qpn.value(),
-                          kind == wire::AethKind::RNR_NAK ? trace::RetryKind::RNR_NAK
-                                                          : trace::RetryKind::SEQUENCE_NAK,
-                          psn.value(), ctx.req.retry_cnt});
-    return drop("retry_not_modelled_yet");
+    if (kind == wire::AethKind::RNR_NAK) {
+      on_rnr_nak(ctx, psn, static_cast<std::uint8_t>(p.aeth.syndrome & 0x1F));
+      return;
+    }
+    if (kind == wire::AethKind::NAK) {
+      // PSN sequence error: go back to the PSN the responder expects (digest §4.3, §5.3).
+      if (consume_retry(ctx, trace::RetryKind::SEQUENCE_NAK, psn)) {
+        go_back_n(ctx, psn);
+        arm_retransmit(ctx);
+      }
+      return;
+    }
+    return drop("reserved_syndrome");
   } else if (op.operation == Operation::READ_RESPONSE || op.operation == Operation::ATOMIC_ACK) {
     SendWqe* w = find_wqe(psn);
     if (w == nullptr) return drop("stale_response");
@@ -89,8 +110,9 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       enter_error(ctx, "bad_response");
       return;
     }
-    // The response acknowledges the WQEs before this one.
-    retire_covered(w->first_psn - 1u);
+    // The response acknowledges the WQEs before this one; an earlier READ/atomic still
+    // waiting for its own response means that response was lost.
+    if (implied_nak(retire_covered(w->first_psn - 1u))) return;
     if (atomic_ack) {
       std::array<std::uint8_t, 8> orig{};
       for (std::size_t i = 0; i < 8; ++i)
@@ -111,7 +133,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       complete_send(ctx, *w, cq::WcStatus::SUCCESS);
     }
     progress = true;
-    if (qp::psn_after(psn + 1u, ctx.req.comp_psn)) ctx.req.comp_psn = psn + 1u;
+    advance_comp(psn + 1u);
   } else {
     return drop("unexpected_response");
   }
@@ -120,10 +142,12 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     // Forward progress reloads the retry counters (digest §5.2).
     ctx.req.retry_cnt = ctx.attr.retry_cnt;
     ctx.req.rnr_retry = ctx.attr.rnr_retry;
+    ctx.req.started_retry = false;
   }
   while (!q.sq.empty() && q.sq.front().done) q.sq.pop_front();
+  // The timer is re-armed after a response while requests remain outstanding (rxe).
+  arm_retransmit(ctx);
   const bool idle = ctx.req.outstanding_psns() == 0;
-  ctx.req.retransmit_deadline = idle ? qp::kNoDeadline : now() + ctx.req.ack_timeout;
   if (idle && ctx.state() == qp::QpState::SQD) {
     const qp::SqDrained d = a.qps_.mark_sq_drained(ctx.qpn);
     if (d.notify) a.observer_.on_async_event({now(), a.id_, "SQ_DRAINED", ctx.qpn.value()});

@@ -40,6 +40,7 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
   if (ctx == nullptr) return;
   const qp::QpState st = ctx->state();
   if (st != qp::QpState::RTS && st != qp::QpState::SQD && st != qp::QpState::SQE) return;
+  if (ctx->req.wait_for_rnr_timer) return;  // nothing goes out before the RNR delay (§5.4)
   for (std::size_t i = 0; i < q.sq.size(); ++i) {
     SendWqe& w = q.sq[i];
     if (w.done || w.fully_sent()) continue;
@@ -168,6 +169,14 @@ void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segmen
     s.reth.va = wr.remote_addr;
     s.reth.rkey = wr.rkey;
     s.reth.dmalen = static_cast<std::uint32_t>(w.length);
+    if (wr.opcode == tx::WrOpcode::RDMA_READ && w.read_resume != 0) {
+      // A READ re-issued after a loss asks for the data not yet received, from the PSN of its
+      // first missing response (digest §5.3).
+      const std::uint64_t skip = std::uint64_t{w.read_resume} * ctx.mtu;
+      s.bth.psn = (w.first_psn + w.read_resume).value();
+      s.reth.va += skip;
+      s.reth.dmalen = static_cast<std::uint32_t>(w.length - skip);
+    }
   }
   if (info.has(wire::Header::AtomicEth)) {
     s.atomiceth.va = wr.remote_addr;
@@ -190,10 +199,9 @@ void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segmen
     }
   }
   transmit(s);
-  // The local ACK timer runs while requests are outstanding (digest §5.2); its expiry and the
-  // retransmission belong to the reliability engine (issue 4).
-  if (reliable(ctx) && ctx.req.ack_timeout != 0 && ctx.req.retransmit_deadline == qp::kNoDeadline)
-    ctx.req.retransmit_deadline = now() + ctx.req.ack_timeout;
+  // The local ACK timer starts with a request when it is not already running (rxe
+  // update_state; digest §5.2).
+  if (reliable(ctx) && queues[ctx.qpn.value()].retransmit_timer == 0) arm_retransmit(ctx);
 }
 
 void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus status) {

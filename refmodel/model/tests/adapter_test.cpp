@@ -129,13 +129,20 @@ TEST(Adapter, RcWriteWithBadRkeyIsNakedAndBothQpsGoToError) {
   EXPECT_EQ(t.rec.naks[0], "KEY_MISMATCH");
 }
 
-TEST(Adapter, RcSendWithoutReceiveGetsRnrNak) {
-  Pair t;
+TEST(Adapter, RcSendWithoutReceiveIsRnrNakedAndRetriedUntilAReceiveIsPosted) {
+  Pair t;  // min_rnr_timer 12 (0.64 ms), rnr_retry 7 = retry forever
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 10)), model::PostError::OK);
-  t.sim.run_until();
-  ASSERT_EQ(t.rec.naks.size(), 1u);
-  EXPECT_EQ(t.rec.naks[0], "rnr");
+  t.sim.run_until(2'000'000);  // 2 ms: the first try and three retries 0.64 ms apart
+  ASSERT_EQ(t.rec.naks.size(), 4u);
+  for (const auto& n : t.rec.naks) EXPECT_EQ(n, "rnr");
   EXPECT_EQ(t.b.ad->qps().find(t.b.qpn)->state(), QpState::RTS);  // an RNR NAK changes nothing
+  EXPECT_TRUE(t.poll(t.a).empty());
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {5, {{kBase, 64, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  t.sim.run_until(4'000'000);
+  const auto wc = t.poll(t.a);
+  ASSERT_EQ(wc.size(), 1u);
+  EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
+  ASSERT_EQ(t.poll(t.b).size(), 1u);
 }
 
 TEST(Adapter, UcWriteAndUdSend) {

@@ -37,6 +37,8 @@ struct Profile {
   bool ipv4_df = true;
   std::uint16_t pkey = 0xFFFF;
   std::uint8_t ack_syndrome_credits = 0x1F;  // rxe always sends "credits invalid"
+  // retry_cnt 7 means "retry forever" in rxe; hfi1/qib count 7 retries (digest §11.2).
+  bool retry_cnt_7_is_infinite = true;
 };
 
 struct AdapterConfig {

@@ -1,0 +1,113 @@
+// The reliability engine of the requester (IBA §9.7.6 retransmission, C9-140ff.; rxe_comp.c and
+// rxe_req.c; digest §5.2-§5.4): the local ACK timer and retry_cnt, RNR NAKs and rnr_retry,
+// and go-back-N from the oldest unacknowledged PSN, resuming in the middle of a message and
+// re-issuing a partly received READ for the rest of its data.
+#include "adapter_impl.h"
+#include "rocecert/qp/timers.h"
+
+namespace rocecert::model {
+
+void Adapter::Impl::cancel_retransmit(qp::QpContext& ctx) {
+  QpQueues& q = queues[ctx.qpn.value()];
+  if (q.retransmit_timer != 0) a.events_.cancel(q.retransmit_timer);
+  q.retransmit_timer = 0;
+  ctx.req.retransmit_deadline = qp::kNoDeadline;
+}
+
+void Adapter::Impl::arm_retransmit(qp::QpContext& ctx) {
+  cancel_retransmit(ctx);
+  // timeout 0 means no timer (digest §5.1); nothing outstanding, nothing to time.
+  if (ctx.type != qp::QpType::RC || ctx.req.ack_timeout == 0 || ctx.req.outstanding_psns() == 0)
+    return;
+  QpQueues& q = queues[ctx.qpn.value()];
+  ctx.req.retransmit_deadline = now() + ctx.req.ack_timeout;
+  const qp::Qpn qpn = ctx.qpn;
+  q.retransmit_timer = a.events_.schedule_at(ctx.req.retransmit_deadline, [this, qpn] {
+    queues[qpn.value()].retransmit_timer = 0;
+    on_retransmit_timeout(qpn);
+  });
+}
+
+bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from) {
+  const bool rnr = kind == trace::RetryKind::RNR_NAK;
+  std::uint8_t& left = rnr ? ctx.req.rnr_retry : ctx.req.retry_cnt;
+  if (left == 0) {
+    // Exhausted: the oldest outstanding WQE fails and the QP moves to ERR (digest §5.2, §5.4).
+    QpQueues& q = queues[ctx.qpn.value()];
+    for (SendWqe& w : q.sq) {
+      if (w.done || !w.started) continue;
+      complete_send(ctx, w, rnr ? cq::WcStatus::RNR_RETRY_EXC_ERR : cq::WcStatus::RETRY_EXC_ERR);
+      break;
+    }
+    cancel_retransmit(ctx);
+    enter_error(ctx, rnr ? "rnr_retry_exceeded" : "retry_exceeded");
+    return false;
+  }
+  // 7 means "infinite" for rnr_retry everywhere and for retry_cnt in rxe (digest §11.2).
+  const bool infinite = left == 7 && (rnr || a.config_.profile.retry_cnt_7_is_infinite);
+  if (!infinite) --left;
+  a.observer_.on_retry({now(), a.id_, ctx.qpn.value(), kind, from.value(), left});
+  return true;
+}
+
+void Adapter::Impl::go_back_n(qp::QpContext& ctx, qp::Psn from) {
+  // Every started WQE from `from` on is sent again: the one holding `from` resumes at that
+  // packet (its FIRST if from is its first PSN), a READ is re-issued for its remaining data,
+  // later WQEs start over (digest §5.3; rxe req_retry).
+  QpQueues& q = queues[ctx.qpn.value()];
+  for (SendWqe& w : q.sq) {
+    if (w.done || !w.started || w.plan.packets.empty()) continue;
+    if (qp::psn_diff(w.last_psn, from) < 0) continue;  // wholly before `from`: awaiting its ACK only
+    const std::int32_t into = qp::psn_diff(from, w.first_psn);
+    if (into <= 0) {
+      w.next_pkt = 0;
+      w.read_resume = 0;
+    } else if (w.wr.opcode == tx::WrOpcode::RDMA_READ) {
+      w.next_pkt = 0;
+      w.read_resume = static_cast<std::uint32_t>(into);
+    } else {
+      w.next_pkt = static_cast<std::size_t>(into);
+    }
+  }
+  ctx.req.comp_psn = from;
+  ctx.req.started_retry = true;
+  schedule_requester(ctx.qpn);
+}
+
+void Adapter::Impl::on_retransmit_timeout(qp::Qpn qpn) {
+  qp::QpContext* ctx = a.qps_.find(qpn);
+  if (ctx == nullptr) return;
+  const qp::QpState st = ctx->state();
+  if (st != qp::QpState::RTS && st != qp::QpState::SQD) return;
+  if (ctx->req.outstanding_psns() == 0) return;
+  if (ctx->req.wait_for_rnr_timer) return;  // the RNR wait takes precedence (rxe)
+  if (!consume_retry(*ctx, trace::RetryKind::TIMEOUT, ctx->req.comp_psn)) return;
+  go_back_n(*ctx, ctx->req.comp_psn);
+  arm_retransmit(*ctx);
+}
+
+void Adapter::Impl::on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t timer_code) {
+  if (!consume_retry(ctx, trace::RetryKind::RNR_NAK, psn)) return;
+  // Wait for the delay the NAK's 5-bit code names (not our own min_rnr_timer), then go back
+  // to the NAKed PSN (digest §5.4). The retransmit timer is off meanwhile.
+  cancel_retransmit(ctx);
+  ctx.req.comp_psn = psn;
+  ctx.req.wait_for_rnr_timer = true;
+  const sim::SimTime delay = qp::rnr_timer_ns(timer_code, a.config_.qp.profile.rxe_rnr_code25_typo);
+  ctx.req.rnr_deadline = now() + delay;
+  QpQueues& q = queues[ctx.qpn.value()];
+  if (q.rnr_timer != 0) a.events_.cancel(q.rnr_timer);
+  const qp::Qpn qpn = ctx.qpn;
+  q.rnr_timer = a.events_.schedule_at(ctx.req.rnr_deadline, [this, qpn, psn] {
+    queues[qpn.value()].rnr_timer = 0;
+    qp::QpContext* c = a.qps_.find(qpn);
+    if (c == nullptr || !c->req.wait_for_rnr_timer) return;
+    c->req.wait_for_rnr_timer = false;
+    c->req.rnr_deadline = qp::kNoDeadline;
+    if (c->state() != qp::QpState::RTS && c->state() != qp::QpState::SQD) return;
+    go_back_n(*c, psn);
+    arm_retransmit(*c);
+  });
+}
+
+}  // namespace rocecert::model
