@@ -195,6 +195,36 @@ std::uint32_t Adapter::create_srq(std::uint32_t max_wr, std::uint32_t max_sge) {
   return id;
 }
 
+std::uint64_t Adapter::cnps_received(qp::Qpn qpn) const {
+  auto it = impl_->queues.find(qpn.value());
+  return it == impl_->queues.end() ? 0 : it->second.cnps_received;
+}
+
+void Adapter::Impl::maybe_send_cnp(const qp::QpContext& ctx, const wire::ParsedFrame& p,
+                                   std::uint32_t sender_qpn) {
+  QpQueues& q = queues[ctx.qpn.value()];
+  const sim::SimTime interval = a.config_.profile.cnp_interval_ns;
+  if (q.last_cnp_sent && now() - *q.last_cnp_sent < interval) return;
+  q.last_cnp_sent = now();
+  // CNP: BTH opcode 0x81, BECN set, DestQP = the QP whose packets were marked, PSN 0, A 0,
+  // then 16 reserved bytes (Annex A17.9.3; digest §10.2). Sent back to the packet's source.
+  qp::AddressVector av;
+  av.dmac = p.eth.src;
+  if (p.ip.version == 4) {
+    av.dgid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+    std::copy_n(p.ip.src.begin(), 4, av.dgid.begin() + 12);
+  } else {
+    av.dgid = p.ip.src;
+  }
+  av.hop_limit = a.config_.profile.ipv4_ttl;
+  av.traffic_class = a.config_.profile.cnp_traffic_class;
+  wire::FrameSpec s = base_spec(ctx, av, sender_qpn);
+  s.bth.opcode = wire::to_u8(wire::Opcode::CNP_CNP);
+  s.bth.becn = true;
+  s.bth.psn = 0;
+  transmit(s);
+}
+
 PostError Adapter::post_srq_recv(std::uint32_t srq, const RecvWr& wr) {
   auto it = impl_->srqs.find(srq);
   if (it == impl_->srqs.end()) return PostError::NO_SUCH_QP;
@@ -254,8 +284,14 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
                   config_.gid.begin() + (p.ip.version == 4 ? 12 : 0)))
     return drop("not_our_address");
   if (p.bth.tver != 0) return drop("tver");
-  if (p.op->transport == wire::Transport::CNP) return drop("cnp_not_modelled_yet");
   qp::QpContext* ctx = qps_.find(qp::Qpn(p.bth.dqpn));
+  if (p.op->transport == wire::Transport::CNP) {
+    // A CNP carries no transport semantics: no PSN, no NAK, no sequence effect (digest §10.2);
+    // it only tells the reaction point that its packets to the peer met congestion.
+    if (ctx == nullptr || !p.icrc_ok) return drop("cnp_for_no_qp");
+    ++impl_->queues[p.bth.dqpn].cnps_received;
+    return;
+  }
   if (p.bth.dqpn == 0 || ctx == nullptr) return drop("no_such_qp");
   if (p.op->transport != transport_of(ctx->type)) return drop("transport_mismatch");
   const qp::QpState st = ctx->state();
@@ -270,6 +306,9 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
     return drop("pkey");
   if (ctx->type == qp::QpType::UD && p.deth.qkey != ctx->attr.qkey) return drop("qkey");
   if (!p.icrc_ok) return drop("icrc");
+  if (p.ip.ecn == 3 && config_.profile.send_cnp) {
+    impl_->maybe_send_cnp(*ctx, p, ctx->type == qp::QpType::UD ? p.deth.srcqp : ctx->attr.dest_qp_num);
+  }
   if (p.op->is_request()) {
     impl_->handle_request(*ctx, p);
   } else {

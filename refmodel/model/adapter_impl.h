@@ -54,6 +54,8 @@ struct QpQueues {
   std::uint32_t write_imm_total = 0;   // RETH DMA length of the WRITE_WITH_IMM in progress
   sim::EventId retransmit_timer = 0;   // pending local ACK timeout event, 0 if none
   sim::EventId rnr_timer = 0;          // pending RNR wait, 0 if none
+  std::uint64_t cnps_received = 0;     // reaction point: CNPs addressed to this QP
+  std::optional<sim::SimTime> last_cnp_sent;  // notification point: rate limit per QP
 };
 
 struct Srq {
@@ -112,6 +114,9 @@ struct Adapter::Impl {
   bool consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from);
   void go_back_n(qp::QpContext& ctx, qp::Psn from);
   void on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t timer_code);
+
+  // Notification point: a CE-marked packet arrived for `ctx` from `sender_qpn`.
+  void maybe_send_cnp(const qp::QpContext& ctx, const wire::ParsedFrame& p, std::uint32_t sender_qpn);
 
   // responder.cpp
   void handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p);

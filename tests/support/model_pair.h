@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,8 @@ struct Pair {
 
   explicit Pair(qp::QpType type = qp::QpType::RC, std::uint32_t mtu = 1024,
                 std::uint32_t access = 0x1 | 0x2 | 0x4 | 0x8, std::uint32_t psn_a = 0x100,
-                std::uint32_t psn_b = 0x200) {
+                std::uint32_t psn_b = 0x200,
+                const std::function<void(model::AdapterConfig&)>& tweak = {}) {
     sim.observers().add(&rec);
     model::AdapterConfig ca, cb;
     ca.name = "A";
@@ -69,6 +71,10 @@ struct Pair {
     cb.mac = {2, 0, 0, 0, 0, 2};
     cb.gid = ipv4_gid(2);
     cb.seed = 2;
+    if (tweak) {
+      tweak(ca);
+      tweak(cb);
+    }
     a.ad = &sim.add_adapter(ca);
     b.ad = &sim.add_adapter(cb);
     sim.connect(*a.ad, *b.ad, 1000);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model_pair.h"
+#include "rocecert/wire/encode.h"
 
 using namespace rocecert;
 using namespace rocecert::testing;
@@ -225,4 +226,49 @@ TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
   EXPECT_EQ(rwc[1].wr_id, 101u);
   EXPECT_EQ(rwc[1].qp_num, b_qps[1].value());
   EXPECT_EQ(spy.events, (std::vector<std::string>{"SRQ_LIMIT_REACHED"}));  // 1 left < 2, once
+}
+
+TEST(Adapter, CongestionNotificationPointSendsRateLimitedCnps) {
+  Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200, [](model::AdapterConfig& c) {
+    c.profile.send_cnp = true;
+    c.profile.cnp_interval_ns = 50'000;
+  });
+  // A's packets leave with ECN CE set, as if a switch had marked them (the traffic class is
+  // outside the ICRC, digest §1.4).
+  struct CnpSpy : trace::Observer {
+    std::vector<std::uint32_t> cnp_dqpn;
+    void on_frame(const trace::FrameEvent& e) override {
+      const wire::ParsedFrame p = wire::decode(e.bytes);
+      if (e.dir == trace::Direction::TX && p.has_bth && p.bth.opcode == 0x81) {
+        EXPECT_TRUE(p.bth.becn);
+        EXPECT_EQ(p.payload_len, 0u);
+        EXPECT_TRUE(p.icrc_ok);
+        cnp_dqpn.push_back(p.bth.dqpn);
+      }
+    }
+  } spy;
+  t.sim.observers().add(&spy);
+  wire::FrameSpec s;
+  s.eth.src = t.a.ad->config().mac;
+  s.eth.dst = t.b.ad->config().mac;
+  std::copy_n(t.a.ad->config().gid.begin() + 12, 4, s.ip.src.begin());
+  std::copy_n(t.b.ad->config().gid.begin() + 12, 4, s.ip.dst.begin());
+  s.ip.ecn = 3;
+  s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_WRITE_ONLY);
+  s.bth.dqpn = t.b.qpn.value();
+  s.reth = {kBase, t.b.mr.rkey.value(), 4};
+  s.payload = {1, 2, 3, 4};
+  for (std::uint32_t i = 0; i < 3; ++i) {  // three marked packets within 50 µs: one CNP
+    s.bth.psn = 0x100 + i;
+    wire::finalize(s);
+    t.b.ad->receive(wire::encode(s));
+  }
+  t.sim.run_until(100'000);
+  s.bth.psn = 0x103;  // one more after the interval: a second CNP
+  wire::finalize(s);
+  t.b.ad->receive(wire::encode(s));
+  t.sim.run_until(200'000);
+  EXPECT_EQ(spy.cnp_dqpn, (std::vector<std::uint32_t>{t.a.qpn.value(), t.a.qpn.value()}));
+  EXPECT_EQ(t.a.ad->cnps_received(t.a.qpn), 2u);  // the reaction point saw both
+  EXPECT_EQ(t.b.ad->memory().read_bytes(kBase, 4), (std::vector<std::uint8_t>{1, 2, 3, 4}));
 }

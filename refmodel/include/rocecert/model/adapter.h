@@ -39,6 +39,12 @@ struct Profile {
   std::uint8_t ack_syndrome_credits = 0x1F;  // rxe always sends "credits invalid"
   // retry_cnt 7 means "retry forever" in rxe; hfi1/qib count 7 retries (digest §11.2).
   bool retry_cnt_7_is_infinite = true;
+  // Congestion notification (RoCEv2 Annex A17.9; digest §10). rxe neither sends nor consumes
+  // CNPs, so the rxe profile leaves this off; a DCQCN-style notification point turns it on:
+  // on a CE-marked packet for a QP, one CNP back to the sender QP per interval.
+  bool send_cnp = false;
+  sim::SimTime cnp_interval_ns = 50'000;
+  std::uint8_t cnp_traffic_class = 0;
 };
 
 struct AdapterConfig {
@@ -109,6 +115,9 @@ class Adapter {
   bool arm_srq_limit(std::uint32_t srq, std::uint32_t limit);
   std::vector<cq::Wc> poll_cq(std::uint32_t cq, std::size_t max);
   void req_notify_cq(std::uint32_t cq, bool solicited_only);
+
+  // CNPs received for a QP (the reaction point's record; rate control is not modelled).
+  std::uint64_t cnps_received(qp::Qpn qpn) const;
 
   mem::HostMemory& memory() { return memory_; }
   mem::MemTable& mem_table() { return mem_; }
