@@ -199,24 +199,43 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         }
       }
       if (op.operation == Operation::READ_REQUEST) {
-        // Re-execute from the request: the data may have changed, as on real hardware.
-        mem::AccessRequest req{mem::MemOp::REMOTE_READ, mem::Key(p.reth.rkey), qp_ref(ctx),
-                               p.reth.va, p.reth.dmalen, 0, false};
+        // A READ asked again (its responses were lost, or the requester resumes a partial one):
+        // regenerate from the responder resource, re-checking the key (rxe_recheck_mr); a
+        // resumed READ continues with MIDDLE/LAST responses as rxe does (digest §11.8).
+        std::uint64_t va = p.reth.va;
+        std::uint32_t len = p.reth.dmalen;
+        std::uint32_t rkey = p.reth.rkey;
+        bool from_start = true;
+        for (const qp::ResponderResource& res : ctx.resp.resources) {
+          if (res.type != qp::ResourceType::READ || qp::psn_diff(qp::Psn(psn), res.first_psn) < 0 ||
+              qp::psn_diff(qp::Psn(psn), res.last_psn) > 0)
+            continue;
+          const auto skip = static_cast<std::uint32_t>(qp::psn_diff(qp::Psn(psn), res.first_psn));
+          va = res.va + std::uint64_t{skip} * ctx.mtu;
+          len = res.length - skip * ctx.mtu;
+          rkey = res.rkey;
+          from_start = skip == 0;
+          break;
+        }
+        mem::AccessRequest req{mem::MemOp::REMOTE_READ, mem::Key(rkey), qp_ref(ctx), va, len, 0, false};
         const mem::AccessResult r = a.mem_.check(req);
-        if (!r.ok()) return drop("duplicate_read_access");
-        const std::uint32_t n = p.reth.dmalen == 0 ? 1 : (p.reth.dmalen + ctx.mtu - 1) / ctx.mtu;
+        if (!r.ok()) return nak_and_error(ctx, psn, kNakRemAccess, mem::to_string(r.outcome));
+        const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
         for (std::uint32_t i = 0; i < n; ++i) {
           wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
-          const wire::Opcode o = n == 1 ? wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY
-                                 : i == 0 ? wire::Opcode::RC_RDMA_READ_RESPONSE_FIRST
-                                 : i + 1 == n ? wire::Opcode::RC_RDMA_READ_RESPONSE_LAST
-                                              : wire::Opcode::RC_RDMA_READ_RESPONSE_MIDDLE;
+          wire::Opcode o = wire::Opcode::RC_RDMA_READ_RESPONSE_MIDDLE;
+          if (i + 1 == n) {
+            o = from_start && n == 1 ? wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY
+                                     : wire::Opcode::RC_RDMA_READ_RESPONSE_LAST;
+          } else if (i == 0 && from_start) {
+            o = wire::Opcode::RC_RDMA_READ_RESPONSE_FIRST;
+          }
           s.bth.opcode = wire::to_u8(o);
           s.bth.psn = (psn + i) & qp::Psn::kMask;
           s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
-          const std::uint32_t len = std::min<std::uint32_t>(ctx.mtu, p.reth.dmalen - i * ctx.mtu);
-          s.payload = r.zero_length_exempt ? std::vector<std::uint8_t>{}
-                                           : a.memory_.read_bytes(r.host_addr + std::uint64_t{i} * ctx.mtu, len);
+          const std::uint32_t chunk = std::min<std::uint32_t>(ctx.mtu, len - i * ctx.mtu);
+          if (!r.zero_length_exempt && chunk != 0)
+            s.payload = a.memory_.read_bytes(r.host_addr + std::uint64_t{i} * ctx.mtu, chunk);
           transmit(s);
         }
         return;
