@@ -367,3 +367,59 @@ TEST(ModelVsRxe, UdPingpong) {
     EXPECT_EQ(t.poll(t.b).size(), 20u);  // 10 receives and 10 sends
   }
 }
+
+// ---- Timers and retries ------------------------------------------------------------------------
+
+TEST(ModelVsRxe, RnrNakThenOk) {
+  // rxe_probe rnr_then_ok: SEND 64 and SEND 3000 before B has any receive; B's min_rnr_timer is
+  // 18 (5.12 ms), A's rnr_retry 7 (forever); B posts two receives after 40 ms. Every round: the
+  // first packet gets an RNR NAK, the next one a PSN sequence error NAK (the PSN is ahead), the
+  // rest are dropped; A waits out the RNR delay and goes back. rxe's RNR wait is rounded to
+  // jiffies (the profile knob below), which gives the capture's four failed rounds.
+  const Captured real = load("rnr_nak_then_ok.pcap");
+  Pair t(qp::QpType::RC, 1024, kAll, first_psn(real), 0x300, [](model::AdapterConfig& c) {
+    c.profile.rnr_timer_jiffy_ns = 4'000'000;
+  });
+  qp::QpAttr at;
+  at.min_rnr_timer = 18;
+  ASSERT_TRUE(t.b.ad->modify_qp(t.b.qpn, at, qp::AttrMask::from_raw(static_cast<std::uint32_t>(qp::AttrBit::MIN_RNR_TIMER))).ok());
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 64)), model::PostError::OK);
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(2, tx::WrOpcode::SEND, kBase, 3000)), model::PostError::OK);
+  t.sim.run_until(40'000'000);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {101, {{kBase + 0x30000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  t.sim.run_until(100'000'000);
+  EXPECT_EQ(compare("rnr_then_ok A→B", model_rows(t.rec, 0), real.dir[0]), 0);
+  EXPECT_EQ(compare("rnr_then_ok B→A", model_rows(t.rec, 1), real.dir[1]), 0);
+  const auto wc = t.poll(t.a);
+  ASSERT_EQ(wc.size(), 2u);
+  EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
+  EXPECT_EQ(wc[1].status, cq::WcStatus::SUCCESS);
+}
+
+TEST(ModelVsRxe, RetryExceededWithoutPeer) {
+  // rxe_probe retry_exceeded: SEND to a QPN that does not exist on B, timeout 14 (67.1 ms),
+  // retry_cnt 3: the request goes out 4 times, nothing ever answers, then RETRY_EXC_ERR.
+  const Captured real = load("retry_exceeded_no_peer.pcap");
+  Pair t(qp::QpType::RC, 1024, kAll, first_psn(real), 0x300);
+  // A fresh QP on A aimed at a QPN that B does not have.
+  qp::CreateQpParams p;
+  p.pd = qp::PdId{t.a.pd.value};
+  p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+  p.caps = {8, 8, 1, 1, 0};
+  const qp::Qpn lonely = t.a.ad->create_qp(p).qpn;
+  model::BringUp up;
+  up.sq_psn = first_psn(real);
+  up.retry_cnt = 3;
+  up.timeout = 14;
+  ASSERT_FALSE(model::bring_up(*t.a.ad, lonely, *t.b.ad, qp::Qpn(t.b.qpn.value() + 0x1000), up));
+  tx::SendWr w = t.wr(1, tx::WrOpcode::SEND, kBase, 64);
+  ASSERT_EQ(t.a.ad->post_send(lonely, w), model::PostError::OK);
+  t.sim.run_until(1'000'000'000);
+  EXPECT_EQ(compare("retry_exceeded A→B", model_rows(t.rec, 0), real.dir[0]), 0);
+  EXPECT_TRUE(t.rec.frames[1].empty());
+  const auto wc = t.poll(t.a);
+  ASSERT_EQ(wc.size(), 1u);
+  EXPECT_EQ(wc[0].status, cq::WcStatus::RETRY_EXC_ERR);
+  EXPECT_EQ(t.a.ad->qps().find(lonely)->state(), qp::QpState::ERR);
+}

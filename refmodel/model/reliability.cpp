@@ -93,7 +93,9 @@ void Adapter::Impl::on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t tim
   cancel_retransmit(ctx);
   ctx.req.comp_psn = psn;
   ctx.req.wait_for_rnr_timer = true;
-  const sim::SimTime delay = qp::rnr_timer_ns(timer_code, a.config_.qp.profile.rxe_rnr_code25_typo);
+  sim::SimTime delay = qp::rnr_timer_ns(timer_code, a.config_.qp.profile.rxe_rnr_code25_typo);
+  if (const sim::SimTime jiffy = a.config_.profile.rnr_timer_jiffy_ns; jiffy != 0)
+    delay = ((delay + jiffy - 1) / jiffy + 1) * jiffy;
   ctx.req.rnr_deadline = now() + delay;
   QpQueues& q = queues[ctx.qpn.value()];
   if (q.rnr_timer != 0) a.events_.cancel(q.rnr_timer);

@@ -39,6 +39,11 @@ struct Profile {
   std::uint8_t ack_syndrome_credits = 0x1F;  // rxe always sends "credits invalid"
   // retry_cnt 7 means "retry forever" in rxe; hfi1/qib count 7 retries (digest §11.2).
   bool retry_cnt_7_is_infinite = true;
+  // Timer granularity. 0: the IBA values exactly. rxe arms its RNR timer in kernel jiffies
+  // (usecs_to_jiffies, HZ=250 on Debian: 4 ms) and the timer wheel fires on the next tick, so
+  // an RNR wait lasts (ceil(delay / jiffy) + 1) jiffies: 12 ms for code 18 (5.12 ms), which is
+  // the gap seen in the rnr_nak_then_ok capture.
+  sim::SimTime rnr_timer_jiffy_ns = 0;
   // Congestion notification (RoCEv2 Annex A17.9; digest §10). rxe neither sends nor consumes
   // CNPs, so the rxe profile leaves this off; a DCQCN-style notification point turns it on:
   // on a CE-marked packet for a QP, one CNP back to the sender QP per interval.
