@@ -1,0 +1,52 @@
+// docs/errors.md is rendered from the error table and must never drift from it. With
+// ROCECERT_UPDATE_DOCS=1 in the environment the test rewrites the file instead.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "rocecert/errors/error_table.h"
+
+namespace rocecert::errors {
+namespace {
+
+const std::string kDocPath = std::string(ROCECERT_SOURCE_DIR) + "/docs/errors.md";
+
+TEST(ErrorDocs, CommittedDocMatchesTable) {
+  const std::string rendered = render_errors_doc();
+  const char* update = std::getenv("ROCECERT_UPDATE_DOCS");
+  if (update != nullptr && *update != '\0' && std::string(update) != "0") {
+    std::ofstream out(kDocPath, std::ios::binary | std::ios::trunc);
+    ASSERT_TRUE(out) << "cannot write " << kDocPath;
+    out << rendered;
+  }
+  std::ifstream in(kDocPath, std::ios::binary);
+  ASSERT_TRUE(in) << kDocPath << " is missing; run with ROCECERT_UPDATE_DOCS=1";
+  std::stringstream committed;
+  committed << in.rdbuf();
+  EXPECT_EQ(committed.str(), rendered)
+      << kDocPath << " differs from the table; regenerate with ROCECERT_UPDATE_DOCS=1";
+}
+
+TEST(ErrorDocs, RenderingShowsEveryClassAndTheKeyCells) {
+  const std::string doc = render_errors_doc();
+  for (const ErrorRow& r : kErrorTable)
+    EXPECT_NE(doc.find("### " + std::string(r.name) + "\n"), std::string::npos) << r.name;
+  // digest §4.4 CHK_RKEY on RC, as the RXE profile has it.
+  EXPECT_NE(doc.find("| RC | RXE | NAK 0x62 | REM_ACCESS_ERR | REM_ACCESS_ERR | ERR, flush | "
+                     "ERR, flush | – |"),
+            std::string::npos);
+  // digest §11.6: the receive-buffer-too-small split.
+  EXPECT_NE(doc.find("| RC | IBA | NAK 0x61 | REM_INV_REQ_ERR | LOC_LEN_ERR |"), std::string::npos);
+  EXPECT_NE(doc.find("| RC | RXE | NAK 0x63 | REM_OP_ERR | LOC_QP_OP_ERR |"), std::string::npos);
+  EXPECT_NE(doc.find("| 0x64 | REQ_REMOTE_INVALID_RD_REQUEST | REM_INV_RD_REQ_ERR | REM_OP_ERR |"),
+            std::string::npos);
+  EXPECT_NE(doc.find("| REMOTE_ATOMIC | responder | RESP_RKEY_VIOLATION | "
+                     "RESP_MISALIGNED_ATOMIC |"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace rocecert::errors
