@@ -11,7 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
   tshark                             # independent oracle in the test suite and the benchmark
-  python3
+  python3 python3-jsonschema          # validates the scenario examples against their schema
 )
 
 missing=()

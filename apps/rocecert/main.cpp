@@ -2,9 +2,11 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <exception>
 
 #include "decode_command.h"
+#include "simulate_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rocecert: RoCEv2 conformance suite and golden model"};
@@ -23,6 +25,18 @@ int main(int argc, char** argv) {
   bool no_icrc = false;
   dec->add_flag("--no-icrc", no_icrc, "Do not validate ICRCs");
 
+  rocecert::cli::SimulateArgs simulate;
+  std::uint64_t seed = 0;
+  CLI::App* sim = app.add_subcommand(
+      "simulate", "Run a JSON scenario on the golden model and check its expectations");
+  sim->add_option("SCENARIO", simulate.file, "Scenario file (JSON, see docs/scenario.md)")
+      ->required();
+  sim->add_option("--pcap", simulate.pcap, "Write every transmitted frame to this pcap file");
+  sim->add_option("--trace", simulate.trace, "Write the event trace (JSON lines) to this file");
+  CLI::Option* seed_opt =
+      sim->add_option("--seed", seed, "Seed of the run (overrides the scenario's \"seed\")");
+  sim->add_flag("-q,--quiet", simulate.quiet, "Print only failures and the verdict");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -33,6 +47,10 @@ int main(int argc, char** argv) {
     if (*dec) {
       decode.verify_icrc = !no_icrc;
       return rocecert::cli::run_decode(decode);
+    }
+    if (*sim) {
+      if (seed_opt->count() > 0) simulate.seed = seed;
+      return rocecert::cli::run_simulate(simulate);
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "rocecert: {}\n", e.what());

@@ -1,0 +1,254 @@
+// A scenario: adapters, links and an ordered list of steps (verbs, runs of simulated time,
+// expectations), loaded from JSON and validated completely before anything runs
+// (docs/scenario.md is the format reference, conformance/scenario/scenario.schema.json its schema).
+//
+// Everything the JSON names is resolved here: adapter MACs and GIDs, MR addresses, address
+// vectors built from a peer's name. What only exists once the model runs (PD handles, keys,
+// QPNs, CQ ids) is kept as a reference to the scenario object that will hold it.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "rocecert/cq/wc.h"
+#include "rocecert/mem/mem_table.h"
+#include "rocecert/model/adapter.h"
+#include "rocecert/qp/attr.h"
+#include "rocecert/qp/qp_table.h"
+#include "rocecert/qp/transitions.h"
+#include "rocecert/sim/event_queue.h"
+#include "rocecert/tx/work_request.h"
+
+namespace rocecert::conformance {
+
+// An unusable scenario (DESIGN §4: a configuration problem, thrown at the boundary and reported
+// once by the CLI). what() is one line: "FILE: PATH: MESSAGE", where PATH is the JSON path of the
+// offending value (e.g. `steps[4].wr.sg_list[0].lkey`), or "FILE: byte N (line L, column C):
+// MESSAGE" for JSON that does not parse, or "FILE: MESSAGE" when the file cannot be read.
+class ScenarioError : public std::runtime_error {
+ public:
+  ScenarioError(std::string file, std::string path, std::string message);
+  const std::string& file() const { return file_; }
+  const std::string& path() const { return path_; }  // JSON path, or "byte N (line L, column C)"
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  std::string path_;
+  std::string message_;
+};
+
+// Index of a named object in Scenario::objects.
+using ObjId = std::uint32_t;
+inline constexpr ObjId kNoObj = UINT32_MAX;
+
+enum class ObjectKind : std::uint8_t { ADAPTER, PD, MR, MW, CQ, QP };
+std::string_view to_string(ObjectKind k);  // "adapter", "PD", "MR", "MW", "CQ", "QP"
+
+struct NamedObject {
+  ObjectKind kind = ObjectKind::ADAPTER;
+  std::string name;
+  ObjId adapter = kNoObj;         // the adapter it lives on (itself for an adapter)
+  std::size_t adapter_index = 0;  // index into Scenario::adapters
+  std::size_t step = SIZE_MAX;    // the step that creates it (SIZE_MAX: an adapter)
+  std::string path;               // where it is declared
+  // MR only: the registered range (host address, iova) — known statically.
+  std::uint64_t mr_addr = 0;
+  std::uint64_t mr_iova = 0;
+  std::uint64_t mr_length = 0;
+  // QP only: its type.
+  qp::QpType qp_type = qp::QpType::RC;
+};
+
+struct AdapterSpec {
+  ObjId object = kNoObj;
+  std::string path;
+  model::AdapterConfig config;  // name, MAC, GID, port MTU, profile, QP table config
+};
+
+struct LinkSpec {
+  std::string path;
+  std::size_t a = 0;  // indices into Scenario::adapters
+  std::size_t b = 0;
+  sim::SimTime latency_ns = 1000;
+  double gbps = 0;
+};
+
+// A 32-bit key, a QPN: a literal, or the value a scenario object gets when it is created.
+struct KeyRef {
+  ObjId object = kNoObj;  // an MR (lkey or rkey, by use) or an MW (its rkey); kNoObj: literal
+  std::uint32_t value = 0;
+};
+struct QpnRef {
+  ObjId qp = kNoObj;  // kNoObj: literal
+  std::uint32_t value = 0;
+};
+
+struct SgeSpec {
+  std::uint64_t addr = 0;
+  std::uint32_t length = 0;
+  KeyRef lkey;
+};
+
+// --- steps ---------------------------------------------------------------------------------
+
+struct AllocPdStep {
+  ObjId pd = kNoObj;
+};
+
+// Bytes at an offset: MR initial contents ("contents") and memory expectations.
+struct MemoryPiece {
+  std::uint64_t offset = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
+struct RegMrStep {
+  ObjId mr = kNoObj;
+  ObjId pd = kNoObj;
+  std::uint64_t addr = 0;
+  std::uint64_t length = 0;
+  mem::Access access = mem::Access::NONE;
+  std::optional<std::uint64_t> iova;
+  std::vector<MemoryPiece> contents;  // written to host memory at addr + offset before reg_mr
+  std::optional<mem::MemErrc> expect_error;  // absent: must succeed
+};
+
+struct AllocMwStep {
+  ObjId mw = kNoObj;
+  ObjId pd = kNoObj;
+  mem::MwType type = mem::MwType::TYPE_2;
+  std::optional<mem::MemErrc> expect_error;
+};
+
+struct CreateCqStep {
+  ObjId cq = kNoObj;
+  std::uint32_t cqe = 64;
+};
+
+struct CreateQpStep {
+  ObjId qp = kNoObj;
+  ObjId pd = kNoObj;
+  ObjId send_cq = kNoObj;
+  ObjId recv_cq = kNoObj;
+  qp::QpType type = qp::QpType::RC;
+  qp::QpCaps caps;
+  bool sq_sig_all = false;
+  std::optional<qp::ModifyError> expect_error;
+};
+
+struct ModifyQpStep {
+  ObjId qp = kNoObj;
+  qp::QpAttr attr;  // ah_attr fully resolved; dest_qp_num filled from dest_qpn at run time
+  qp::AttrMask mask;
+  QpnRef dest_qpn;
+  std::optional<qp::ModifyError> expect_error;
+};
+
+struct PostRecvStep {
+  ObjId qp = kNoObj;
+  std::uint64_t wr_id = 0;
+  std::vector<SgeSpec> sg_list;
+  std::optional<model::PostError> expect_error;
+};
+
+struct PostSendStep {
+  ObjId qp = kNoObj;
+  // Literal fields already set (wr_id, opcode, flags, inline data, imm_data, remote_addr,
+  // compare_add, swap, remote_qkey, bind_addr/length/access, flush_*); the references below are
+  // filled in at run time.
+  tx::SendWr wr;
+  std::vector<SgeSpec> sg_list;
+  bool inline_from_sg = false;  // INLINE without inline_data: copy the SGEs' bytes at post time
+  KeyRef rkey;
+  KeyRef invalidate_rkey;
+  KeyRef bind_mw;                       // BIND_MW: the window (its current rkey)
+  KeyRef bind_mr;                       // BIND_MW: the MR (its lkey)
+  QpnRef remote_qpn;                    // UD
+  std::optional<qp::AddressVector> ah;  // UD: the address handle to create for this WR
+  std::optional<model::PostError> expect_error;
+};
+
+struct RunStep {
+  // Absolute end time; kNever: until idle (bounded by kIdleLimitNs past the current time).
+  sim::SimTime until_ns = sim::kNever;
+  sim::SimTime for_ns = 0;  // relative run length, when until_ns is kNever and this is > 0
+};
+// "until idle" stops anyway after this much simulated time (10 s), so that a model that keeps
+// scheduling timers cannot hang the run; the runner says so when it happens.
+inline constexpr sim::SimTime kIdleLimitNs = 10'000'000'000ull;
+
+struct CompletionExpect {
+  std::string path;
+  std::uint64_t wr_id = 0;
+  cq::WcStatus status = cq::WcStatus::SUCCESS;
+  std::optional<cq::WcOpcode> opcode;
+  std::optional<std::uint32_t> byte_len;
+  std::optional<std::uint32_t> imm_data;
+  std::optional<std::uint32_t> wc_flags;
+  std::optional<QpnRef> src_qp;
+  ObjId qp = kNoObj;  // kNoObj: not checked
+};
+struct CqExpect {
+  std::string path;
+  ObjId cq = kNoObj;
+  std::vector<CompletionExpect> completions;  // exactly these, in this order
+};
+struct MemoryExpect {
+  std::string path;
+  std::size_t adapter = 0;  // index into Scenario::adapters
+  std::uint64_t addr = 0;   // host address
+  std::vector<std::uint8_t> bytes;
+};
+struct QpStateExpect {
+  std::string path;
+  ObjId qp = kNoObj;
+  qp::QpState state = qp::QpState::RESET;
+};
+struct ExpectStep {
+  std::vector<CqExpect> completions;
+  std::vector<MemoryExpect> memory;
+  std::vector<QpStateExpect> qp_states;
+};
+
+using StepBody = std::variant<AllocPdStep, RegMrStep, AllocMwStep, CreateCqStep, CreateQpStep,
+                              ModifyQpStep, PostRecvStep, PostSendStep, RunStep, ExpectStep>;
+
+struct Step {
+  std::string path;  // "steps[4]"
+  std::string op;    // "post_send"
+  std::string description;
+  StepBody body;
+};
+
+struct Scenario {
+  std::string file;  // as given to the loader, for messages
+  std::string description;
+  std::uint64_t seed = 1;
+  std::vector<AdapterSpec> adapters;
+  std::vector<LinkSpec> links;
+  std::vector<NamedObject> objects;
+  std::vector<Step> steps;
+
+  // kNoObj when there is no object of that name.
+  ObjId find(std::string_view name) const;
+  const NamedObject& object(ObjId id) const { return objects.at(id); }
+};
+
+// Reads and validates a scenario file. Throws ScenarioError.
+Scenario load_scenario_file(const std::string& path);
+// The same from text; `file` names the source in messages.
+Scenario parse_scenario(std::string_view text, const std::string& file);
+
+// The seed of adapter `index` for a run with `seed` (splitmix64 of seed + index), so adapters
+// draw different key bytes and a run is a pure function of (scenario, seed).
+std::uint64_t adapter_seed(std::uint64_t seed, std::size_t index);
+
+// The name of a PostError as scenarios write it in "expect_error" ("OK", "INVALID_STATE", ...).
+std::string_view post_error_name(model::PostError e);
+
+}  // namespace rocecert::conformance

@@ -1,0 +1,465 @@
+#include "rocecert/conformance/runner.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+#include "names.h"
+#include "rocecert/model/simulation.h"
+
+namespace rocecert::conformance {
+
+namespace {
+
+// Counts transmitted frames and remembers when each completion entered its CQ (CQs are FIFO,
+// so the n-th completion polled from a CQ is the n-th one pushed).
+class RunObserver final : public trace::Observer {
+ public:
+  void on_frame(const trace::FrameEvent& e) override {
+    if (e.dir == trace::Direction::TX) ++frames;
+  }
+  void on_cqe(const trace::CqeEvent& e) override { cqe_times[{e.adapter, e.cq}].push_back(e.t); }
+  // When the oldest unpolled completion of (adapter, cq) was queued; `fallback` if unknown.
+  sim::SimTime take(std::uint32_t adapter, std::uint32_t cq, sim::SimTime fallback) {
+    auto it = cqe_times.find({adapter, cq});
+    if (it == cqe_times.end() || it->second.empty()) return fallback;
+    const sim::SimTime t = it->second.front();
+    it->second.pop_front();
+    return t;
+  }
+  std::uint64_t frames = 0;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::deque<sim::SimTime>> cqe_times;
+};
+
+std::string hex_bytes(const std::vector<std::uint8_t>& b, std::size_t from, std::size_t max) {
+  std::string s;
+  for (std::size_t i = from; i < b.size() && i < from + max; ++i) s += fmt::format("{:02x}", b[i]);
+  if (b.size() > from + max) s += "...";
+  return s;
+}
+
+std::string flag_names(std::uint32_t flags) {
+  if (flags == 0) return "none";
+  std::string s;
+  for (const auto& f : names::wc_flags()) {
+    if ((flags & f.value) == 0) continue;
+    if (!s.empty()) s += "|";
+    s += f.name;
+    flags &= ~static_cast<std::uint32_t>(f.value);
+  }
+  if (flags != 0) s += fmt::format("{}{:#x}", s.empty() ? "" : "|", flags);
+  return s;
+}
+
+std::string duration(sim::SimTime ns) {
+  if (ns < 10'000) return fmt::format("{} ns", ns);
+  if (ns < 10'000'000) return fmt::format("{:.1f} us", static_cast<double>(ns) / 1e3);
+  return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6);
+}
+
+// What a scenario object became in the model.
+struct ObjState {
+  bool created = false;
+  mem::Pd pd{};
+  mem::MrKeys mr{};
+  mem::MwKeys mw{};
+  std::uint32_t cq = 0;
+  qp::Qpn qpn{};
+};
+
+class Runner {
+ public:
+  Runner(const Scenario& sc, const RunOptions& opt)
+      : sc_(sc), opt_(opt), objs_(sc.objects.size()) {}
+
+  RunResult run() {
+    for (trace::Observer* o : opt_.observers) sim_.observers().add(o);
+    sim_.observers().add(&counter_);
+    for (std::size_t i = 0; i < sc_.adapters.size(); ++i) {
+      model::AdapterConfig c = sc_.adapters[i].config;
+      c.seed = adapter_seed(opt_.seed, i);  // the adapter derives its key seed from it
+      adapters_.push_back(&sim_.add_adapter(c));
+      objs_[sc_.adapters[i].object].created = true;
+    }
+    for (const LinkSpec& l : sc_.links)
+      sim_.connect(*adapters_[l.a], *adapters_[l.b], l.latency_ns, l.gbps);
+    if (opt_.out && !opt_.quiet && !sc_.description.empty())
+      fmt::print(opt_.out, "{}: {}\n", sc_.file, sc_.description);
+    for (const Step& s : sc_.steps) std::visit([&](const auto& body) { exec(s, body); }, s.body);
+    poll_all();
+    result_.end_time = sim_.events().now();
+    verdict();
+    return std::move(result_);
+  }
+
+ private:
+  // --- helpers -------------------------------------------------------------------------------
+
+  void fail(const std::string& path, std::string message) {
+    result_.failures.push_back({path, std::move(message)});
+  }
+
+  model::Adapter& adapter_of(ObjId id) { return *adapters_.at(sc_.objects.at(id).adapter_index); }
+
+  // True when the object exists; otherwise the step is skipped with a failure naming why.
+  bool need(ObjId id, const Step& s) {
+    if (objs_.at(id).created) return true;
+    const NamedObject& o = sc_.objects[id];
+    fail(s.path, fmt::format("{} skipped: {} \"{}\" does not exist ({} at {} failed)", s.op,
+                             to_string(o.kind), o.name,
+                             o.kind == ObjectKind::QP   ? "create_qp"
+                             : o.kind == ObjectKind::CQ ? "create_cq"
+                                                        : "its creation",
+                             sc_.steps.at(o.step).path));
+    return false;
+  }
+
+  bool resolve(const KeyRef& k, bool remote, const Step& s, std::uint32_t& out) {
+    if (k.object == kNoObj) {
+      out = k.value;
+      return true;
+    }
+    if (!need(k.object, s)) return false;
+    const ObjState& o = objs_[k.object];
+    if (sc_.objects[k.object].kind == ObjectKind::MW) {
+      out = o.mw.rkey.value();
+    } else {
+      out = remote ? o.mr.rkey.value() : o.mr.lkey.value();
+    }
+    return true;
+  }
+
+  bool resolve(const QpnRef& q, const Step& s, std::uint32_t& out) {
+    if (q.qp == kNoObj) {
+      out = q.value;
+      return true;
+    }
+    if (!need(q.qp, s)) return false;
+    out = objs_[q.qp].qpn.value();
+    return true;
+  }
+
+  bool resolve(const std::vector<SgeSpec>& in, const Step& s, std::vector<tx::Sge>& out) {
+    for (const SgeSpec& e : in) {
+      tx::Sge sge{e.addr, e.length, 0};
+      if (!resolve(e.lkey, false, s, sge.lkey)) return false;
+      out.push_back(sge);
+    }
+    return true;
+  }
+
+  template <typename E>
+  void check_result(const Step& s, std::optional<E> expected, E got, names::Table<E> table,
+                    std::string_view detail = {}) {
+    if (expected) ++result_.checks;
+    const E want = expected.value_or(E{});
+    if (got == want) return;
+    fail(s.path, fmt::format("{}: expected {}, got {}{}", s.op, names::name_of(table, want),
+                             names::name_of(table, got), detail));
+  }
+
+  // --- steps ---------------------------------------------------------------------------------
+
+  void exec(const Step& s, const AllocPdStep& b) {
+    const mem::Result<mem::Pd> r = adapter_of(b.pd).alloc_pd();
+    check_result(s, std::optional<mem::MemErrc>{}, r.error, names::mem_errors());
+    if (r.ok()) {
+      objs_[b.pd].pd = r.value;
+      objs_[b.pd].created = true;
+    }
+  }
+
+  void exec(const Step& s, const RegMrStep& b) {
+    if (!need(b.pd, s)) return;
+    model::Adapter& a = adapter_of(b.mr);
+    for (const MemoryPiece& p : b.contents) {
+      if (!a.memory().write(b.addr + p.offset, p.bytes))
+        fail(s.path, "contents: the range wraps past 2^64");
+    }
+    mem::MrRegistration reg;
+    reg.pd = objs_[b.pd].pd;
+    reg.addr = b.addr;
+    reg.length = b.length;
+    reg.access = b.access;
+    reg.iova = b.iova;
+    const mem::Result<mem::MrKeys> r = a.reg_mr(reg);
+    check_result(s, b.expect_error, r.error, names::mem_errors());
+    if (r.ok()) {
+      objs_[b.mr].mr = r.value;
+      objs_[b.mr].created = true;
+    }
+  }
+
+  void exec(const Step& s, const AllocMwStep& b) {
+    if (!need(b.pd, s)) return;
+    const mem::Result<mem::MwKeys> r =
+        adapter_of(b.mw).mem_table().alloc_mw(objs_[b.pd].pd, b.type);
+    check_result(s, b.expect_error, r.error, names::mem_errors());
+    if (r.ok()) {
+      objs_[b.mw].mw = r.value;
+      objs_[b.mw].created = true;
+    }
+  }
+
+  void exec(const Step&, const CreateCqStep& b) {
+    objs_[b.cq].cq = adapter_of(b.cq).create_cq(b.cqe);
+    objs_[b.cq].created = true;
+  }
+
+  void exec(const Step& s, const CreateQpStep& b) {
+    if (!need(b.pd, s) || !need(b.send_cq, s) || !need(b.recv_cq, s)) return;
+    qp::CreateQpParams p;
+    p.type = b.type;
+    p.pd = qp::PdId{objs_[b.pd].pd.value};
+    p.send_cq = qp::CqId{objs_[b.send_cq].cq};
+    p.recv_cq = qp::CqId{objs_[b.recv_cq].cq};
+    p.caps = b.caps;
+    p.sq_sig_all = b.sq_sig_all;
+    const qp::CreateResult r = adapter_of(b.qp).create_qp(p);
+    check_result(s, b.expect_error, r.error, names::modify_errors());
+    if (r.ok()) {
+      objs_[b.qp].qpn = r.qpn;
+      objs_[b.qp].created = true;
+      qp_names_[{sc_.objects[b.qp].adapter_index, r.qpn.value()}] = b.qp;
+    }
+  }
+
+  void exec(const Step& s, const ModifyQpStep& b) {
+    if (!need(b.qp, s)) return;
+    qp::QpAttr attr = b.attr;
+    if (!resolve(b.dest_qpn, s, attr.dest_qp_num)) return;
+    const qp::ModifyResult r = adapter_of(b.qp).modify_qp(objs_[b.qp].qpn, attr, b.mask);
+    const std::string detail =
+        r.check.attrs.empty() ? "" : fmt::format(" ({})", qp::to_string(r.check.attrs));
+    check_result(s, b.expect_error, r.check.error, names::modify_errors(), detail);
+  }
+
+  void exec(const Step& s, const PostRecvStep& b) {
+    if (!need(b.qp, s)) return;
+    model::RecvWr wr;
+    wr.wr_id = b.wr_id;
+    if (!resolve(b.sg_list, s, wr.sg_list)) return;
+    const model::PostError e = adapter_of(b.qp).post_recv(objs_[b.qp].qpn, wr);
+    check_result(s, b.expect_error, e, names::post_errors());
+  }
+
+  void exec(const Step& s, const PostSendStep& b) {
+    if (!need(b.qp, s)) return;
+    model::Adapter& a = adapter_of(b.qp);
+    tx::SendWr wr = b.wr;
+    if (!resolve(b.sg_list, s, wr.sg_list)) return;
+    if (b.inline_from_sg) {
+      // ibv_post_send copies inline data from the SGEs' addresses at post time. An SGE whose
+      // lkey names an MR is translated from the MR's iova to its host address.
+      for (const SgeSpec& e : b.sg_list) {
+        std::uint64_t host = e.addr;
+        if (e.lkey.object != kNoObj) {
+          const NamedObject& mr = sc_.objects[e.lkey.object];
+          host = mr.mr_addr + (e.addr - mr.mr_iova);
+        }
+        const std::vector<std::uint8_t> bytes = a.memory().read_bytes(host, e.length);
+        wr.inline_data.insert(wr.inline_data.end(), bytes.begin(), bytes.end());
+      }
+    }
+    const bool local_inv = wr.opcode == tx::WrOpcode::LOCAL_INV;
+    if (!resolve(b.rkey, true, s, wr.rkey) ||
+        !resolve(b.invalidate_rkey, !local_inv, s, wr.invalidate_rkey) ||
+        !resolve(b.bind_mw, true, s, wr.bind_mw_handle) ||
+        !resolve(b.bind_mr, false, s, wr.bind_mr_lkey) || !resolve(b.remote_qpn, s, wr.remote_qpn))
+      return;
+    if (b.ah) wr.ah = a.create_ah(*b.ah);  // one address handle per UD work request
+    const model::PostError e = a.post_send(objs_[b.qp].qpn, wr);
+    check_result(s, b.expect_error, e, names::post_errors());
+  }
+
+  void exec(const Step& s, const RunStep& b) {
+    sim::EventQueue& q = sim_.events();
+    const sim::SimTime now = q.now();
+    if (b.until_ns != sim::kNever) {
+      if (b.until_ns < now) {
+        fail(s.path, fmt::format("run: until_ns {} is in the past (simulated time is {} ns)",
+                                 b.until_ns, now));
+      } else {
+        sim_.run_until(b.until_ns);
+      }
+    } else if (b.for_ns > 0) {
+      sim_.run_until(now + b.for_ns);
+    } else {
+      // Until idle: event by event, so that time stops at the last event.
+      const sim::SimTime limit = now + kIdleLimitNs;
+      while (!q.empty() && q.next_time() <= limit) q.step();
+      if (!q.empty() && opt_.out)
+        fmt::print(opt_.out,
+                   "note: {}: still busy after {} of simulated time ({} events pending)\n", s.path,
+                   duration(kIdleLimitNs), q.pending());
+    }
+    poll_all();
+  }
+
+  void exec(const Step& s, const ExpectStep& b) {
+    poll_all();
+    for (const CqExpect& e : b.completions) check_completions(s, e);
+    for (const MemoryExpect& m : b.memory) check_memory(m);
+    for (const QpStateExpect& q : b.qp_states) check_qp_state(s, q);
+  }
+
+  // --- polling and checks ----------------------------------------------------------------------
+
+  void poll_all() {
+    for (std::size_t id = 0; id < sc_.objects.size(); ++id) {
+      if (sc_.objects[id].kind != ObjectKind::CQ || !objs_[id].created) continue;
+      const auto obj = static_cast<ObjId>(id);
+      model::Adapter& a = adapter_of(obj);
+      for (;;) {
+        const std::vector<cq::Wc> got = a.poll_cq(objs_[id].cq, 16);
+        if (got.empty()) break;
+        for (const cq::Wc& wc : got) {
+          const sim::SimTime t = counter_.take(a.id(), objs_[id].cq, sim_.events().now());
+          const PolledCompletion pc{t, sc_.objects[id].adapter_index, obj, wc};
+          print_row(pc);
+          result_.completions.push_back(pc);
+          pending_[obj].push_back(wc);
+        }
+      }
+    }
+  }
+
+  std::string qp_label(std::size_t adapter, std::uint32_t qpn) const {
+    auto it = qp_names_.find({adapter, qpn});
+    if (it == qp_names_.end()) return fmt::format("{:#08x}", qpn);
+    return fmt::format("{} ({:#x})", sc_.objects[it->second].name, qpn);
+  }
+
+  void print_row(const PolledCompletion& pc) {
+    if (!opt_.out || opt_.quiet) return;
+    if (!header_printed_) {
+      fmt::print(opt_.out, "{:>12}  {:<8} {:<8} {:>10}  {:<18} {:<18} {:>8}  {}\n", "time_ns",
+                 "adapter", "cq", "wr_id", "status", "opcode", "byte_len", "qp");
+      header_printed_ = true;
+    }
+    const cq::Wc& w = pc.wc;
+    // ibv_poll_cq(3): the opcode of an error completion is not valid.
+    const std::string_view opcode =
+        w.status == cq::WcStatus::SUCCESS ? cq::to_string(w.opcode) : "-";
+    fmt::print(opt_.out, "{:>12}  {:<8} {:<8} {:>10}  {:<18} {:<18} {:>8}  {}\n", pc.t,
+               sc_.adapters[pc.adapter].config.name, sc_.objects[pc.cq].name, w.wr_id,
+               cq::to_string(w.status), opcode, w.byte_len, qp_label(pc.adapter, w.qp_num));
+  }
+
+  std::string describe(const cq::Wc& w, std::size_t adapter) const {
+    return fmt::format("wr_id {} {} {} byte_len {} qp {}", w.wr_id, cq::to_string(w.status),
+                       cq::to_string(w.opcode), w.byte_len, qp_label(adapter, w.qp_num));
+  }
+
+  void check_completions(const Step& s, const CqExpect& e) {
+    if (!need(e.cq, s)) return;
+    const std::size_t adapter = sc_.objects[e.cq].adapter_index;
+    std::vector<cq::Wc>& got = pending_[e.cq];
+    for (std::size_t i = 0; i < e.completions.size(); ++i) {
+      const CompletionExpect& x = e.completions[i];
+      ++result_.checks;
+      if (i >= got.size()) {
+        fail(x.path, fmt::format("missing: CQ \"{}\" had {} completion{}", sc_.objects[e.cq].name,
+                                 got.size(), got.size() == 1 ? "" : "s"));
+        continue;
+      }
+      const cq::Wc& w = got[i];
+      std::vector<std::string> diffs;
+      const auto diff = [&](std::string_view field, const std::string& want,
+                            const std::string& have) {
+        if (want != have)
+          diffs.push_back(fmt::format("{}: expected {}, got {}", field, want, have));
+      };
+      diff("wr_id", std::to_string(x.wr_id), std::to_string(w.wr_id));
+      diff("status", std::string(cq::to_string(x.status)), std::string(cq::to_string(w.status)));
+      if (x.opcode)
+        diff("opcode", std::string(cq::to_string(*x.opcode)), std::string(cq::to_string(w.opcode)));
+      if (x.byte_len) diff("byte_len", std::to_string(*x.byte_len), std::to_string(w.byte_len));
+      if (x.imm_data)
+        diff("imm_data", fmt::format("{:#x}", *x.imm_data), fmt::format("{:#x}", w.imm_data));
+      if (x.wc_flags) diff("wc_flags", flag_names(*x.wc_flags), flag_names(w.wc_flags));
+      if (x.src_qp) {
+        std::uint32_t want = 0;
+        if (resolve(*x.src_qp, s, want))
+          diff("src_qp", fmt::format("{:#x}", want), fmt::format("{:#x}", w.src_qp));
+      }
+      if (x.qp != kNoObj && need(x.qp, s))
+        diff("qp", qp_label(adapter, objs_[x.qp].qpn.value()), qp_label(adapter, w.qp_num));
+      if (!diffs.empty()) {
+        std::string msg;
+        for (const std::string& d : diffs) msg += (msg.empty() ? "" : "; ") + d;
+        fail(x.path, msg);
+      }
+    }
+    for (std::size_t i = e.completions.size(); i < got.size(); ++i)
+      fail(e.path, fmt::format("unexpected completion #{}: {}", i, describe(got[i], adapter)));
+    got.clear();
+  }
+
+  void check_memory(const MemoryExpect& m) {
+    ++result_.checks;
+    const std::vector<std::uint8_t> have =
+        adapters_[m.adapter]->memory().read_bytes(m.addr, m.bytes.size());
+    if (have == m.bytes) return;
+    if (have.size() != m.bytes.size()) {
+      fail(m.path, "the range wraps past 2^64");
+      return;
+    }
+    std::size_t first = 0;
+    while (have[first] == m.bytes[first]) ++first;
+    fail(m.path,
+         fmt::format("bytes differ from offset {} (address {:#x}): expected {}, got {}", first,
+                     m.addr + first, hex_bytes(m.bytes, first, 16), hex_bytes(have, first, 16)));
+  }
+
+  void check_qp_state(const Step& s, const QpStateExpect& q) {
+    if (!need(q.qp, s)) return;
+    ++result_.checks;
+    const qp::QpContext* ctx = adapter_of(q.qp).qps().find(objs_[q.qp].qpn);
+    if (!ctx) {
+      fail(q.path, "the QP no longer exists");
+      return;
+    }
+    if (ctx->state() != q.state)
+      fail(q.path,
+           fmt::format("expected {}, got {}", qp::to_string(q.state), qp::to_string(ctx->state())));
+  }
+
+  void verdict() {
+    if (!opt_.out) return;
+    for (const Failure& f : result_.failures)
+      fmt::print(opt_.out, "FAIL {}: {}\n", f.path, f.message);
+    const std::string stats =
+        fmt::format("{} frames, {} completions, {} simulated, seed {}", counter_.frames,
+                    result_.completions.size(), duration(result_.end_time), opt_.seed);
+    const char* plural = result_.checks == 1 ? "expectation" : "expectations";
+    if (result_.passed()) {
+      fmt::print(opt_.out, "PASS {}: {} {} met ({})\n", sc_.file, result_.checks, plural, stats);
+    } else {
+      fmt::print(opt_.out, "FAIL {}: {} failure{}, {} {} checked ({})\n", sc_.file,
+                 result_.failures.size(), result_.failures.size() == 1 ? "" : "s", result_.checks,
+                 plural, stats);
+    }
+  }
+
+  const Scenario& sc_;
+  const RunOptions& opt_;
+  RunObserver counter_;  // before sim_: the simulation holds a pointer to it
+  model::Simulation sim_;
+  std::vector<model::Adapter*> adapters_;
+  std::vector<ObjState> objs_;
+  std::map<ObjId, std::vector<cq::Wc>> pending_;
+  std::map<std::pair<std::size_t, std::uint32_t>, ObjId> qp_names_;
+  RunResult result_;
+  bool header_printed_ = false;
+};
+
+}  // namespace
+
+RunResult run_scenario(const Scenario& scenario, const RunOptions& options) {
+  return Runner(scenario, options).run();
+}
+
+}  // namespace rocecert::conformance

@@ -1,0 +1,638 @@
+// The scenario loader: every class of error names the file and the JSON path of the problem;
+// the example scenario loads into the values its JSON says.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "rocecert/conformance/scenario.h"
+
+using namespace rocecert;
+using namespace rocecert::conformance;
+using nlohmann::json;
+
+namespace {
+
+// A small valid scenario; tests break one thing in it at a time.
+const char* const kBase = R"({
+  "adapters": [
+    {"name": "A", "mac": "02:00:00:00:00:01", "ip": "10.0.0.1"},
+    {"name": "B", "mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}
+  ],
+  "links": [{"a": "A", "b": "B"}],
+  "steps": [
+    {"op": "alloc_pd", "adapter": "A", "as": "pdA"},
+    {"op": "alloc_pd", "adapter": "B", "as": "pdB"},
+    {"op": "reg_mr", "pd": "pdA", "as": "mrA", "addr": "0x1000", "length": 256, "access": ["LOCAL_WRITE"]},
+    {"op": "reg_mr", "pd": "pdB", "as": "mrB", "addr": "0x2000", "length": 256, "access": ["LOCAL_WRITE", "REMOTE_WRITE"]},
+    {"op": "create_cq", "adapter": "A", "as": "cqA"},
+    {"op": "create_cq", "adapter": "B", "as": "cqB"},
+    {"op": "create_qp", "pd": "pdA", "as": "qpA", "type": "RC", "send_cq": "cqA"},
+    {"op": "create_qp", "pd": "pdB", "as": "qpB", "type": "RC", "send_cq": "cqB"},
+    {"op": "modify_qp", "qp": "qpA", "attr": {"qp_state": "INIT", "pkey_index": 0, "port_num": 1, "qp_access_flags": ["REMOTE_WRITE"]}},
+    {"op": "post_send", "qp": "qpA", "wr": {"wr_id": 1, "opcode": "RDMA_WRITE", "sg_list": [{"lkey": "mrA", "length": 16}], "rkey": "mrB"}},
+    {"op": "run"},
+    {"op": "expect", "completions": {"cqA": [{"wr_id": 1, "status": "SUCCESS"}]}, "memory": [{"mr": "mrB", "hex": "00"}], "qp_state": {"qpA": "INIT"}}
+  ]
+})";
+
+json base() {
+  return json::parse(kBase);
+}
+
+// The one-line error of loading `j` ("" when it loads).
+std::string error_of(const json& j) {
+  try {
+    (void)parse_scenario(j.dump(), "t.json");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+std::string error_of_text(const std::string& text) {
+  try {
+    (void)parse_scenario(text, "t.json");
+  } catch (const ScenarioError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::string source(const std::string& rel) {
+  return std::string(ROCECERT_SOURCE_DIR) + "/" + rel;
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(ScenarioLoader, BaseLoads) {
+  EXPECT_EQ(error_of(base()), "");
+  const Scenario s = parse_scenario(base().dump(), "t.json");
+  EXPECT_EQ(s.adapters.size(), 2u);
+  EXPECT_EQ(s.steps.size(), 12u);
+  EXPECT_EQ(s.seed, 1u);
+}
+
+TEST(ScenarioLoader, SyntaxErrorsGiveTheByteOffsetLineAndColumn) {
+  const std::string text = "{\n  \"adapters\": [\n    {\"name\": \"A\",}\n  ]\n}\n";
+  const std::string e = error_of_text(text);
+  // The '}' after the trailing comma is byte 35: line 3, column 18.
+  EXPECT_EQ(e.rfind("t.json: byte offset 35 (line 3, column 18): invalid JSON: syntax error", 0),
+            0u)
+      << e;
+  EXPECT_EQ(error_of_text("").rfind("t.json: byte offset 0 (line 1, column 1): invalid JSON", 0),
+            0u)
+      << error_of_text("");
+  EXPECT_EQ(error_of_text("{\"seed\": 1} x").rfind("t.json: byte offset 12 (line 1, column 13)", 0),
+            0u)
+      << error_of_text("{\"seed\": 1} x");
+  EXPECT_EQ(e.find('\n'), std::string::npos);
+  // An unexpected token is located at its first byte, where a reader looks for it.
+  EXPECT_EQ(error_of_text("{\"seed\": 1 \"steps\": []}")
+                .rfind("t.json: byte offset 11 (line 1, column 12)", 0),
+            0u)
+      << error_of_text("{\"seed\": 1 \"steps\": []}");
+  EXPECT_EQ(
+      error_of_text("{\"seed\": [1 22]}").rfind("t.json: byte offset 12 (line 1, column 13)", 0),
+      0u)
+      << error_of_text("{\"seed\": [1 22]}");
+}
+
+TEST(ScenarioLoader, DuplicateKeysAreNamedWithTheirPath) {
+  std::string text = kBase;
+  const std::string from = R"("wr_id": 1, "opcode": "RDMA_WRITE")";
+  text.replace(text.find(from), from.size(), R"("wr_id": 1, "opcode": "RDMA_WRITE", "wr_id": 2)");
+  EXPECT_EQ(error_of_text(text), "t.json: steps[9].wr.wr_id: duplicate key \"wr_id\"");
+  EXPECT_EQ(error_of_text(R"({"seed": 1, "seed": 2})"), "t.json: seed: duplicate key \"seed\"");
+}
+
+TEST(ScenarioLoader, UnknownKeys) {
+  json j = base();
+  j["steps"][2]["lenght"] = 5;
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[2].lenght: unknown key \"lenght\" (did you mean \"length\"?)");
+  j = base();
+  j["steps"][9]["wr"]["sg_list"][0]["zzz"] = 1;
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.sg_list[0].zzz: unknown key \"zzz\" (expected one of: lkey, addr, "
+            "offset, length)");
+  j = base();
+  j["bogus"] = true;
+  EXPECT_EQ(error_of(j).rfind("t.json: bogus: unknown key \"bogus\"", 0), 0u);
+  j = base();
+  j["steps"][11]["memory"][0]["odd key"] = 1;
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[11].memory[0][\"odd key\"]: unknown key", 0), 0u)
+      << error_of(j);
+  // "description" is allowed everywhere, but must be a string.
+  j = base();
+  j["steps"][9]["wr"]["sg_list"][0]["description"] = "fine";
+  j["adapters"][0]["description"] = "fine";
+  EXPECT_EQ(error_of(j), "");
+  j["steps"][9]["wr"]["sg_list"][0]["description"] = 3;
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr.sg_list[0].description: expected a string");
+}
+
+TEST(ScenarioLoader, WrongTypes) {
+  json j = base();
+  j["steps"][2]["length"] = "sixty-four";
+  EXPECT_EQ(
+      error_of(j),
+      "t.json: steps[2].length: expected an integer (decimal or \"0x...\"), got \"sixty-four\"");
+  j = base();
+  j["steps"][2]["length"] = 1.5;
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[2].length: expected an integer, got 1.5", 0), 0u);
+  j = base();
+  j["steps"] = json::object();
+  EXPECT_EQ(error_of(j), "t.json: steps: expected an array, got object");
+  j = base();
+  j["steps"][9]["wr"] = json::array();
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr: expected an object, got array");
+  j = base();
+  j["links"][0]["a"] = 1;
+  EXPECT_EQ(error_of(j), "t.json: links[0].a: expected the name of an adapter, got integer");
+  j = base();
+  j["steps"][6]["sq_sig_all"] = "yes";
+  EXPECT_EQ(error_of(j), "t.json: steps[6].sq_sig_all: expected true or false, got string");
+  EXPECT_EQ(error_of_text("[]"), "t.json: (top level): expected an object, got array");
+}
+
+TEST(ScenarioLoader, MissingKeys) {
+  json j = base();
+  j["steps"][9]["wr"].erase("opcode");
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr: missing required key \"opcode\"");
+  j = base();
+  j.erase("adapters");
+  EXPECT_EQ(error_of(j), "t.json: (top level): missing required key \"adapters\"");
+  j = base();
+  j["steps"][9]["wr"].erase("rkey");
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr: missing required key \"rkey\"");
+  j = base();
+  j["steps"][9]["wr"]["rkey"] = "0x1234";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr: missing required key \"remote_addr\" (for RDMA_WRITE; it has a "
+            "default only when \"rkey\" names an MR)");
+  j = base();
+  j["steps"][10] = json{{"description", "no op"}};
+  EXPECT_EQ(error_of(j), "t.json: steps[10]: missing required key \"op\"");
+  j = base();
+  j["steps"][11] = json{{"op", "expect"}};
+  EXPECT_EQ(error_of(j), "t.json: steps[11]: needs at least one of: completions, memory, qp_state");
+}
+
+TEST(ScenarioLoader, UnknownAndMisusedNames) {
+  json j = base();
+  j["steps"][9]["wr"]["sg_list"][0]["lkey"] = "mrX";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.sg_list[0].lkey: unknown MR \"mrX\" (did you mean \"mrA\"?)");
+  j["steps"][9]["wr"]["sg_list"][0]["lkey"] = "nothing_like_it";
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr.sg_list[0].lkey: unknown MR \"nothing_like_it\"");
+  j["steps"][9]["wr"]["sg_list"][0]["lkey"] = "cqA";
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr.sg_list[0].lkey: \"cqA\" is a CQ, not an MR");
+  j["steps"][9]["wr"]["sg_list"][0]["lkey"] = "mrB";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.sg_list[0].lkey: MR \"mrB\" is on adapter \"B\", QP \"qpA\" on "
+            "adapter \"A\"");
+  j = base();
+  j["steps"][9]["wr"]["rkey"] = "pdB";
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr.rkey: \"pdB\" is a PD, not an MR or MW");
+  j = base();
+  j["steps"][6]["send_cq"] = "cqB";
+  EXPECT_EQ(
+      error_of(j),
+      "t.json: steps[6].send_cq: CQ \"cqB\" is on adapter \"B\", PD \"pdA\" on adapter \"A\"");
+  j = base();
+  std::swap(j["steps"][4], j["steps"][6]);  // used before the step that creates it
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[4].send_cq: CQ \"cqA\" is used before it is created (steps[6])");
+  j = base();
+  j["steps"][11]["completions"] = json{{"cqZ", json::array()}};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[11].completions.cqZ: unknown CQ \"cqZ\" (did you mean \"cqA\"?)");
+  j = base();
+  j["steps"][11]["qp_state"] = json{{"qpC", "RTS"}};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[11].qp_state.qpC: unknown QP \"qpC\" (did you mean \"qpA\"?)");
+  // Names are unique across kinds, and well formed.
+  j = base();
+  j["steps"][5]["as"] = "mrA";
+  EXPECT_EQ(error_of(j), "t.json: steps[5].as: \"mrA\" is already the name of an MR (steps[2].as)");
+  j = base();
+  j["steps"][5]["as"] = "9lives";
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[5].as: \"9lives\" is not a valid name", 0), 0u);
+  j = base();
+  j["adapters"][1]["name"] = "A";
+  EXPECT_EQ(error_of(j),
+            "t.json: adapters[1].name: \"A\" is already the name of an adapter (adapters[0].name)");
+}
+
+TEST(ScenarioLoader, BadEnumValues) {
+  json j = base();
+  j["steps"][9]["wr"]["opcode"] = "RDMA_WRTIE";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.opcode: unknown WR opcode \"RDMA_WRTIE\" (did you mean "
+            "\"RDMA_WRITE\"?)");
+  j["steps"][9]["wr"]["opcode"] = "PUT";
+  EXPECT_EQ(
+      error_of(j).rfind("t.json: steps[9].wr.opcode: unknown WR opcode \"PUT\" (expected one of: "
+                        "RDMA_WRITE, RDMA_WRITE_WITH_IMM, SEND,",
+                        0),
+      0u)
+      << error_of(j);
+  j = base();
+  j["steps"][9]["wr"]["send_flags"] = {"SIGNALED", "SOLICITD"};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.send_flags[1]: unknown send flag \"SOLICITD\" (did you mean "
+            "\"SOLICITED\"?)");
+  j = base();
+  j["steps"][9]["wr"]["send_flags"] = "SIGNALED";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.send_flags: expected an array of send flag names or an integer, "
+            "got a string");
+  j = base();
+  j["steps"][11]["completions"]["cqA"][0]["status"] = "OK";
+  EXPECT_EQ(
+      error_of(j).rfind("t.json: steps[11].completions.cqA[0].status: unknown WC status \"OK\"", 0),
+      0u);
+  j = base();
+  j["steps"][6]["type"] = "RD";
+  EXPECT_EQ(error_of(j), "t.json: steps[6].type: unknown QP type \"RD\" (did you mean \"RC\"?)");
+  j = base();
+  j["steps"][8]["attr"]["qp_state"] = "READY";
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[8].attr.qp_state: unknown QP state \"READY\"", 0), 0u);
+  j = base();
+  j["steps"][3]["access"] = {"LOCAL_WRITE", "REMOTE_WRIT"};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[3].access[1]: unknown access flag \"REMOTE_WRIT\" (did you mean "
+            "\"REMOTE_WRITE\"?)");
+  j = base();
+  j["steps"][10] = json{{"op", "sleep"}};
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[10].op: unknown op \"sleep\"", 0), 0u);
+  j = base();
+  j["steps"][9]["expect_error"] = "NOPE";
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[9].expect_error: unknown post error \"NOPE\"", 0), 0u);
+  j["steps"][9]["expect_error"] = "INVALID_STATE";
+  EXPECT_EQ(error_of(j), "");
+}
+
+TEST(ScenarioLoader, OutOfRangeNumbers) {
+  json j = base();
+  j["steps"][4]["cqe"] = 0;
+  EXPECT_EQ(error_of(j), "t.json: steps[4].cqe: 0 is out of range (0x1..0x100000)");
+  j = base();
+  j["adapters"][0]["mtu"] = 1000;
+  EXPECT_EQ(error_of(j),
+            "t.json: adapters[0].mtu: 1000 is not an MTU (256, 512, 1024, 2048 or 4096)");
+  j = base();
+  j["steps"][9]["wr"]["wr_id"] = -1;
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.wr_id: -1 is negative; expected 0..18446744073709551615");
+  j = base();
+  j["steps"][9]["wr"]["wr_id"] = "0x10000000000000000";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.wr_id: \"0x10000000000000000\" does not fit in 64 bits");
+  j["steps"][9]["wr"]["wr_id"] = "0xFFFFFFFFFFFFFFFF";
+  EXPECT_EQ(error_of(j), "");
+  j = base();
+  j["steps"][8]["attr"]["port_num"] = 256;
+  EXPECT_EQ(error_of(j), "t.json: steps[8].attr.port_num: 256 is out of range (0..255)");
+  j = base();
+  j["steps"][8]["attr"]["dest_qp_num"] = "0x1000000";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[8].attr.dest_qp_num: \"0x1000000\" is out of range (0x0..0xffffff)");
+  j = base();
+  j["links"][0]["gbps"] = -1;
+  EXPECT_EQ(error_of(j), "t.json: links[0].gbps: -1 is out of range (0..1000000)");
+  j = base();
+  j["steps"][9]["wr"]["sg_list"][0]["offset"] = 300;
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr.sg_list[0].offset: 300 is out of range (0..256)");
+  // Values the model must judge (a timeout above 31) are expressible: only storage widths are
+  // checked.
+  j = base();
+  j["steps"][8]["attr"]["timeout"] = 40;
+  EXPECT_EQ(error_of(j), "");
+}
+
+TEST(ScenarioLoader, AddressesAndHex) {
+  json j = base();
+  j["adapters"][0]["mac"] = "02:00:00:00:00";
+  EXPECT_EQ(error_of(j),
+            "t.json: adapters[0].mac: \"02:00:00:00:00\" is not a MAC address (like "
+            "\"02:00:00:00:00:01\")");
+  j = base();
+  j["adapters"][0]["ip"] = "10.0.0.256";
+  EXPECT_EQ(error_of(j), "t.json: adapters[0].ip: \"10.0.0.256\" is not an IPv4 or IPv6 address");
+  j = base();
+  j["adapters"][1]["ip"] = "10.0.0.1";
+  EXPECT_EQ(error_of(j), "t.json: adapters[1].ip: adapter \"A\" has the same address");
+  j = base();
+  j["steps"][11]["memory"][0]["hex"] = "0g";
+  EXPECT_EQ(error_of(j), "t.json: steps[11].memory[0].hex: 'g' at position 1 is not a hex digit");
+  j["steps"][11]["memory"][0]["hex"] = "012";
+  EXPECT_EQ(error_of(j), "t.json: steps[11].memory[0].hex: odd number of hex digits");
+  j["steps"][11]["memory"][0]["hex"] = "0x01 02:03_04";
+  EXPECT_EQ(error_of(j), "");
+  j["steps"][11]["memory"][0]["offset"] = 250;
+  j["steps"][11]["memory"][0]["hex"] = "00112233445566778899";
+  EXPECT_EQ(
+      error_of(j),
+      "t.json: steps[11].memory[0]: 10 bytes at offset 250 run past the end of the MR (256 bytes)");
+  j = base();
+  j["steps"][2]["contents"] = json{{"fill", 1}, {"hex", "00"}};
+  EXPECT_EQ(error_of(j), "t.json: steps[2].contents.fill: \"hex\" and \"fill\" exclude each other");
+  j["steps"][2]["contents"] = json{{"u64", {1, 2}}, {"offset", 248}};
+  EXPECT_EQ(
+      error_of(j),
+      "t.json: steps[2].contents: 16 bytes at offset 248 run past the end of the MR (256 bytes)");
+  j = base();
+  j["links"][0]["b"] = "A";
+  EXPECT_EQ(error_of(j), "t.json: links[0].b: a link joins two different adapters");
+}
+
+TEST(ScenarioLoader, WorkRequestFieldsMustFitTheOpcodeAndQpType) {
+  json j = base();
+  j["steps"][9]["wr"]["swap"] = 1;
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr.swap: \"swap\" is not used by RDMA_WRITE");
+  j = base();
+  j["steps"][9]["wr"]["remote_qpn"] = "qpB";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.remote_qpn: \"remote_qpn\" is for UD QPs; \"qpA\" is RC");
+  j = base();
+  j["steps"][9]["wr"]["opcode"] = "ATOMIC_CMP_AND_SWP";
+  j["steps"][9]["wr"]["compare_add"] = 1;
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr: missing required key \"swap\"");
+  j = base();
+  j["steps"][9]["wr"]["inline_data"] = "00";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.inline_data: \"inline_data\" needs the INLINE send flag");
+  j = base();
+  j["steps"][9]["wr"]["opcode"] = "LOCAL_INV";
+  EXPECT_EQ(error_of(j), "t.json: steps[9].wr.rkey: \"rkey\" is not used by LOCAL_INV");
+  j = base();
+  j["steps"][9]["wr"]["remote_addr"] = 0;
+  j["steps"][9]["wr"]["remote_offset"] = 0;
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[9].wr.remote_offset: \"remote_addr\" and \"remote_offset\" exclude each "
+            "other");
+  j = base();
+  j["steps"][10]["until_ns"] = 5;
+  j["steps"][10]["for_ns"] = 5;
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[10].for_ns: \"until_ns\" and \"for_ns\" exclude each other");
+  j = base();
+  j["steps"][8]["attr"]["ah_attr"] = json::object();
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[8].attr.ah_attr: needs \"peer\" (an adapter or QP name), or both "
+            "\"dgid\" and \"dmac\"");
+}
+
+TEST(ScenarioLoader, FilesThatCannotBeRead) {
+  try {
+    (void)load_scenario_file("/nonexistent/s.json");
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_STREQ(e.what(), "/nonexistent/s.json: cannot open the scenario file");
+    EXPECT_EQ(e.path(), "");
+  }
+  try {
+    (void)load_scenario_file(source("examples"));
+    FAIL();
+  } catch (const ScenarioError& e) {
+    EXPECT_EQ(e.message(), "is a directory, not a scenario file");
+  }
+}
+
+// The files the CLI tests use too: each gives exactly this line.
+TEST(ScenarioLoader, BrokenScenarioFiles) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"unknown_mr.json",
+       "steps[4].wr.sg_list[0].lkey: unknown MR \"mrX\" (did you mean \"mrA\"?)"},
+      {"syntax_error.json",
+       "byte offset 156 (line 7, column 3): invalid JSON: syntax error while parsing object - "
+       "unexpected string literal; expected '}'"},
+      {"unknown_key.json", "steps[1].lenght: unknown key \"lenght\" (did you mean \"length\"?)"},
+      {"bad_opcode.json",
+       "steps[4].wr.opcode: unknown WR opcode \"RDMA_WRTIE\" (did you mean \"RDMA_WRITE\"?)"},
+      {"out_of_range.json", "adapters[0].mtu: 9000 is out of range (256..4096)"},
+      {"wrong_type.json",
+       "steps[1].length: expected an integer (decimal or \"0x...\"), got \"64 bytes\""},
+      {"missing_key.json", "steps[3]: missing required key \"type\""},
+      {"duplicate_key.json", "steps[2].cqe: duplicate key \"cqe\""},
+      {"used_before_created.json",
+       "steps[2].send_cq: CQ \"cqA\" is used before it is created (steps[3])"},
+      {"bad_status.json",
+       "steps[6].completions.cqA[0].status: unknown WC status \"DONE\" (expected one of: "},
+  };
+  std::size_t files = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(source("tests/data/broken_scenarios")))
+    files += entry.path().extension() == ".json" ? 1u : 0u;
+  EXPECT_EQ(files, std::size(cases)) << "every broken scenario has a case here";
+  for (const auto& [name, expected] : cases) {
+    const std::string path = source("tests/data/broken_scenarios/") + name;
+    try {
+      (void)load_scenario_file(path);
+      ADD_FAILURE() << path << " loaded";
+    } catch (const ScenarioError& e) {
+      EXPECT_EQ(std::string(e.what()).rfind(path + ": " + expected, 0), 0u) << e.what();
+    }
+  }
+}
+
+namespace {
+
+// A canonical text of a loaded scenario, to compare two loads.
+std::string canonical(const Scenario& s) {
+  json j;
+  j["seed"] = s.seed;
+  j["description"] = s.description;
+  for (const AdapterSpec& a : s.adapters) {
+    j["adapters"].push_back({a.config.name, a.config.mac, a.config.gid, a.config.port_mtu,
+                             a.config.profile.pkey, a.config.qp.qpn.first});
+  }
+  for (const LinkSpec& l : s.links) j["links"].push_back({l.a, l.b, l.latency_ns, l.gbps});
+  for (const NamedObject& o : s.objects)
+    j["objects"].push_back(
+        {o.name, to_string(o.kind), o.adapter_index, o.step, o.mr_addr, o.mr_iova, o.mr_length});
+  for (const Step& st : s.steps) {
+    json x = {{"path", st.path}, {"op", st.op}, {"description", st.description}};
+    std::visit(
+        [&](const auto& b) {
+          using T = std::decay_t<decltype(b)>;
+          if constexpr (std::is_same_v<T, RegMrStep>) {
+            x["mr"] = {b.mr, b.pd, b.addr, b.length, mem::to_u32(b.access)};
+            for (const MemoryPiece& p : b.contents) x["contents"].push_back({p.offset, p.bytes});
+          } else if constexpr (std::is_same_v<T, ModifyQpStep>) {
+            x["mask"] = b.mask.raw();
+            x["dest"] = {b.dest_qpn.qp, b.dest_qpn.value};
+            x["attr"] = {qp::to_string(b.attr.qp_state), b.attr.ah_attr.dgid, b.attr.ah_attr.dmac,
+                         qp::mtu_bytes(b.attr.path_mtu), b.attr.rq_psn,       b.attr.sq_psn};
+          } else if constexpr (std::is_same_v<T, PostSendStep>) {
+            x["wr"] = {b.wr.wr_id,       tx::to_string(b.wr.opcode), b.wr.send_flags,
+                       b.wr.remote_addr, b.wr.compare_add,           b.wr.swap,
+                       b.rkey.object};
+            for (const SgeSpec& g : b.sg_list)
+              x["sge"].push_back({g.addr, g.length, g.lkey.object});
+          } else if constexpr (std::is_same_v<T, ExpectStep>) {
+            for (const CqExpect& c : b.completions)
+              for (const CompletionExpect& w : c.completions)
+                x["cqe"].push_back(
+                    {c.cq, w.wr_id, cq::to_string(w.status), w.byte_len.value_or(0)});
+            for (const MemoryExpect& m : b.memory) x["mem"].push_back({m.adapter, m.addr, m.bytes});
+            for (const QpStateExpect& q : b.qp_states)
+              x["qps"].push_back({q.qp, qp::to_string(q.state)});
+          }
+        },
+        st.body);
+    j["steps"].push_back(x);
+  }
+  return j.dump();
+}
+
+}  // namespace
+
+TEST(ScenarioLoader, ExampleLoadsIntoWhatItSays) {
+  const Scenario s = load_scenario_file(source("examples/rc_basic.json"));
+  ASSERT_EQ(s.adapters.size(), 2u);
+  EXPECT_EQ(s.adapters[1].config.name, "B");
+  EXPECT_EQ(s.adapters[1].config.port_mtu, 1024u);
+  const std::array<std::uint8_t, 16> gid_b = {0, 0, 0,    0,    0,  0, 0, 0,
+                                              0, 0, 0xFF, 0xFF, 10, 0, 0, 2};
+  EXPECT_EQ(s.adapters[1].config.gid, gid_b);
+  ASSERT_EQ(s.links.size(), 1u);
+  EXPECT_EQ(s.links[0].gbps, 25.0);
+
+  // mrB: contents pieces, iova = addr.
+  const auto& reg = std::get<RegMrStep>(s.steps[3].body);
+  EXPECT_EQ(reg.addr, 0x20000u);
+  ASSERT_EQ(reg.contents.size(), 2u);
+  EXPECT_EQ(reg.contents[0].offset, 512u);
+  EXPECT_EQ(reg.contents[0].bytes.size(), 16u);
+  EXPECT_EQ(reg.contents[0].bytes[15], 0xAF);
+  EXPECT_EQ(reg.contents[1].bytes, (std::vector<std::uint8_t>{100, 0, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(mem::to_u32(reg.access), 0xFu);
+
+  // qpA INIT -> RTR: the mask comes from the attributes given; the AV from the peer QP.
+  const auto& rtr = std::get<ModifyQpStep>(s.steps[10].body);
+  using qp::AttrBit;
+  EXPECT_EQ(rtr.mask, AttrBit::STATE | AttrBit::PATH_MTU | AttrBit::DEST_QPN | AttrBit::RQ_PSN |
+                          AttrBit::AV | AttrBit::MAX_DEST_RD_ATOMIC | AttrBit::MIN_RNR_TIMER);
+  EXPECT_EQ(rtr.attr.ah_attr.dgid, gid_b);
+  EXPECT_EQ(rtr.attr.ah_attr.dmac, (wire::MacAddr{2, 0, 0, 0, 0, 2}));
+  EXPECT_EQ(rtr.attr.path_mtu, qp::PathMtu::MTU_1024);
+  EXPECT_EQ(rtr.dest_qpn.qp, s.find("qpB"));
+
+  // The READ: SGE at mrA+1024, remote address mrB+512, rkey a reference to mrB.
+  const auto& read = std::get<PostSendStep>(s.steps[16].body);
+  EXPECT_EQ(read.wr.opcode, tx::WrOpcode::RDMA_READ);
+  ASSERT_EQ(read.sg_list.size(), 1u);
+  EXPECT_EQ(read.sg_list[0].addr, 0x10400u);
+  EXPECT_EQ(read.sg_list[0].length, 16u);
+  EXPECT_EQ(read.sg_list[0].lkey.object, s.find("mrA"));
+  EXPECT_EQ(read.wr.remote_addr, 0x20200u);
+  EXPECT_EQ(read.rkey.object, s.find("mrB"));
+  EXPECT_EQ(read.wr.send_flags, tx::kSendSignaled);
+
+  const auto& expect = std::get<ExpectStep>(s.steps.back().body);
+  ASSERT_EQ(expect.completions.size(), 2u);
+  EXPECT_EQ(expect.completions[0].completions.size(), 5u);
+  EXPECT_EQ(expect.completions[0].completions[2].opcode, cq::WcOpcode::FETCH_ADD);
+  EXPECT_EQ(expect.completions[1].completions[0].byte_len, 16u);
+  EXPECT_EQ(expect.completions[0].completions[4].path, "steps[21].completions.cqA[4]");
+  ASSERT_EQ(expect.memory.size(), 5u);
+  EXPECT_EQ(expect.memory[2].addr, 0x10800u);
+  EXPECT_EQ(expect.memory[2].bytes.size(), 16u);
+  EXPECT_EQ(expect.qp_states.size(), 2u);
+}
+
+// The same scenario, reformatted and with its keys reordered, loads into the same steps.
+TEST(ScenarioLoader, ExampleRoundTripsThroughReformatting) {
+  const std::string path = source("examples/rc_basic.json");
+  const Scenario a = load_scenario_file(path);
+  const json j = json::parse(slurp(path));  // nlohmann orders keys alphabetically
+  const Scenario b = parse_scenario(j.dump(2), path);
+  const Scenario c = parse_scenario(j.dump(), path);
+  EXPECT_EQ(canonical(a), canonical(b));
+  EXPECT_EQ(canonical(a), canonical(c));
+}
+
+TEST(ScenarioLoader, AdapterSeedsDifferPerAdapterAndSeed) {
+  EXPECT_NE(adapter_seed(1, 0), adapter_seed(1, 1));
+  EXPECT_NE(adapter_seed(1, 0), adapter_seed(2, 0));
+  EXPECT_EQ(adapter_seed(7, 3), adapter_seed(7, 3));
+}
+
+namespace {
+void strip_descriptions(json& j) {
+  if (j.is_object()) {
+    j.erase("description");
+    j.erase("$schema");
+    for (auto& [k, v] : j.items()) strip_descriptions(v);
+  } else if (j.is_array()) {
+    for (auto& v : j) strip_descriptions(v);
+  }
+}
+}  // namespace
+
+// docs/scenario.md shows examples/rc_basic.json in full: the two must not drift apart.
+TEST(ScenarioLoader, DocumentedExampleIsTheExampleFile) {
+  const std::string doc = slurp(source("docs/scenario.md"));
+  const std::size_t section = doc.find("## A complete example");
+  ASSERT_NE(section, std::string::npos);
+  const std::size_t begin = doc.find("```json\n", section);
+  ASSERT_NE(begin, std::string::npos);
+  const std::size_t end = doc.find("```", begin + 8);
+  json shown = json::parse(doc.substr(begin + 8, end - begin - 8));
+  json file = json::parse(slurp(source("examples/rc_basic.json")));
+  strip_descriptions(shown);
+  strip_descriptions(file);
+  EXPECT_EQ(shown, file) << "docs/scenario.md and examples/rc_basic.json differ";
+  EXPECT_EQ(error_of(shown), "");
+}
+
+TEST(ScenarioLoader, AdapterProfileKnobs) {
+  json j = base();
+  j["adapters"][0]["profile"] = {{"ackreq", {{"on_last_packet", false}, {"every_n_packets", 8}}},
+                                 {"sport", "FIXED"},
+                                 {"fixed_sport", "0xC123"},
+                                 {"ipv4_ttl", 3},
+                                 {"ipv4_df", false},
+                                 {"pkey", "0x7FFF"},
+                                 {"ack_syndrome_credits", 5},
+                                 {"retry_cnt_7_is_infinite", false},
+                                 {"send_cnp", true},
+                                 {"cnp_interval_ns", 1000},
+                                 {"cnp_traffic_class", 2}};
+  j["adapters"][0]["qp_profile"] = "rxe";
+  j["adapters"][0]["first_qpn"] = 100;
+  j["adapters"][0]["ip"] = "fd00::1";
+  const Scenario s = parse_scenario(j.dump(), "t.json");
+  const model::AdapterConfig& c = s.adapters[0].config;
+  EXPECT_FALSE(c.profile.ackreq.on_last_packet);
+  EXPECT_EQ(c.profile.ackreq.every_n_packets, 8u);
+  EXPECT_EQ(c.profile.sport, model::Profile::SportPolicy::FIXED);
+  EXPECT_EQ(c.profile.fixed_sport, 0xC123);
+  EXPECT_EQ(c.profile.ipv4_ttl, 3);
+  EXPECT_FALSE(c.profile.ipv4_df);
+  EXPECT_EQ(c.profile.pkey, 0x7FFF);
+  EXPECT_EQ(c.profile.ack_syndrome_credits, 5);
+  EXPECT_FALSE(c.profile.retry_cnt_7_is_infinite);
+  EXPECT_TRUE(c.profile.send_cnp);
+  EXPECT_EQ(c.profile.cnp_interval_ns, 1000u);
+  EXPECT_EQ(c.profile.cnp_traffic_class, 2);
+  EXPECT_TRUE(c.qp.profile.cur_state_selects_row);  // the rxe QP profile
+  EXPECT_EQ(c.qp.qpn.first, 100u);
+  EXPECT_EQ(c.gid[0], 0xFD);
+  EXPECT_EQ(c.gid[15], 1);
+  j["adapters"][0]["profile"]["ack_syndrome_credits"] = 32;
+  EXPECT_EQ(error_of(j),
+            "t.json: adapters[0].profile.ack_syndrome_credits: 32 is out of range (0..31)");
+}
