@@ -364,13 +364,19 @@ void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicit
     return;
   }
   if (r == cq::PushResult::OVERFLOW) {
-    // A CQ overrun is a CQ error (IBA §11.4.2.1): async CQ_ERR; rxe then moves the QP that
-    // could not complete to ERR (captures: cq_overflow).
+    // A CQ overrun is a CQ error (IBA §11.4.2.1): async CQ_ERR.
     a.observer_.on_async_event({now(), a.id_, "CQ_ERR", cq_id});
   }
   if (flushing) return;
-  if (qp::QpContext* ctx = a.qps_.find(qpn); ctx != nullptr && ctx->state() != qp::QpState::ERR)
-    enter_error(*ctx, "cq_overflow");
+  // What the overrun does to the QP that could not complete: the errors table (rxe: a full
+  // receive CQ moves the QP to ERR, a full send CQ loses the completion and nothing else).
+  qp::QpContext* ctx = a.qps_.find(qpn);
+  if (ctx == nullptr || ctx->state() == qp::QpState::ERR) return;
+  const bool send_side = ctx->send_cq.value == cq_id && wc.opcode != cq::WcOpcode::RECV &&
+                         wc.opcode != cq::WcOpcode::RECV_RDMA_WITH_IMM && ctx->recv_cq.value != cq_id;
+  const auto cls = send_side ? errors::ErrorClass::CQ_OVERFLOW_SEND : errors::ErrorClass::CQ_OVERFLOW;
+  const errors::Outcome& o = outcome(*ctx, cls);
+  apply_state_change(*ctx, send_side ? o.requester_state : o.responder_state, errors::to_string(cls));
 }
 
 void Adapter::Impl::enter_error(qp::QpContext& ctx, std::string_view cause) {

@@ -121,8 +121,22 @@ struct Adapter::Impl {
   // responder.cpp
   void handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p);
   void send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t syndrome);
-  void nak_and_error(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t code,
-                     std::string_view reason);
+  // A request refused for error class `cls` (refmodel/errors): the receive WQE it holds, if
+  // any, completes with the table's status; the NAK / RNR NAK / silent drop; the state change.
+  void refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, errors::ErrorClass cls,
+              std::optional<RecvWqe>* held, std::string_view detail);
+  void complete_receive(const qp::QpContext& ctx, const RecvWqe& r, cq::WcStatus status,
+                        std::uint32_t byte_len = 0, std::uint32_t flags = 0, std::uint32_t imm = 0,
+                        std::uint32_t src_qp = 0, bool solicited = false,
+                        cq::WcOpcode opcode = cq::WcOpcode::RECV);
+  const errors::Outcome& outcome(const qp::QpContext& ctx, errors::ErrorClass cls) const {
+    return errors::outcome(cls, ctx.type, a.config_.profile.error_profile);
+  }
+  // The requester side of an error class: the WQE completes with the table's status and the
+  // QP takes the table's state change (ERR, SQE for UC/UD under the IBA profile, or none).
+  void fail_wqe(qp::QpContext& ctx, SendWqe& w, errors::ErrorClass cls);
+  // Applies a requester- or responder-side state change of the table to `ctx`.
+  void apply_state_change(qp::QpContext& ctx, errors::StateChange change, std::string_view cause);
 
   // completer.cpp
   void handle_response(qp::QpContext& ctx, const wire::ParsedFrame& p);

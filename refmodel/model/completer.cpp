@@ -13,16 +13,6 @@ namespace {
 
 using wire::Operation;
 
-cq::WcStatus nak_status(std::uint8_t syndrome) {
-  switch (syndrome & 0x1F) {
-    case 1: return cq::WcStatus::REM_INV_REQ_ERR;
-    case 2: return cq::WcStatus::REM_ACCESS_ERR;
-    case 3: return cq::WcStatus::REM_OP_ERR;
-    case 4: return cq::WcStatus::REM_INV_RD_REQ_ERR;
-    default: return cq::WcStatus::REM_OP_ERR;  // rxe maps unknown NAK codes so (digest §11.10)
-  }
-}
-
 bool not_after(qp::Psn a, qp::Psn b) { return qp::psn_diff(a, b) <= 0; }
 
 }  // namespace
@@ -78,8 +68,9 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     if (kind == wire::AethKind::NAK && (p.aeth.syndrome & 0x1F) != 0) {
       SendWqe* w = find_wqe(psn);
       if (w == nullptr) return drop("nak_for_no_wqe");
-      complete_send(ctx, *w, nak_status(p.aeth.syndrome));
-      enter_error(ctx, "remote_nak");
+      // The NAK's code selects the error class and so the WQE's status (digest §4.3).
+      const auto cls = errors::error_for_syndrome(p.aeth.syndrome).value_or(errors::ErrorClass::REQ_RESERVED_NAK);
+      fail_wqe(ctx, *w, cls);
       return;
     }
     if (kind == wire::AethKind::RNR_NAK) {
@@ -94,7 +85,9 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       }
       return;
     }
-    return drop("reserved_syndrome");
+    // A reserved syndrome type (digest §4.1): a bad response.
+    if (SendWqe* w = find_wqe(psn)) fail_wqe(ctx, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
+    return;
   } else if (op.operation == Operation::READ_RESPONSE || op.operation == Operation::ATOMIC_ACK) {
     SendWqe* w = find_wqe(psn);
     if (w == nullptr) return drop("stale_response");
@@ -106,8 +99,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     if ((atomic_ack && !atomic) || (!atomic_ack && !read && !zero_len_reply)) {
       // A response of the wrong kind for the WQE (digest §4.3: BAD_RESP_ERR is the generic
       // status; rxe uses FATAL_ERR for a READ response to a non-READ WQE).
-      complete_send(ctx, *w, cq::WcStatus::BAD_RESP_ERR);
-      enter_error(ctx, "bad_response");
+      fail_wqe(ctx, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
       return;
     }
     // The response acknowledges the WQEs before this one; an earlier READ/atomic still
@@ -123,8 +115,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       const std::uint64_t offset =
           static_cast<std::uint64_t>(qp::psn_diff(psn, w->first_psn)) * ctx.mtu;
       if (!copy_in(w->sges, offset, p.payload())) {
-        complete_send(ctx, *w, cq::WcStatus::LOC_LEN_ERR);
-        enter_error(ctx, "read_response_too_long");
+        fail_wqe(ctx, *w, errors::ErrorClass::REQ_LOCAL_LENGTH);
         return;
       }
       w->read_received += p.payload_len;

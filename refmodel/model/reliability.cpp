@@ -34,13 +34,14 @@ bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp:
   if (left == 0) {
     // Exhausted: the oldest outstanding WQE fails and the QP moves to ERR (digest §5.2, §5.4).
     QpQueues& q = queues[ctx.qpn.value()];
+    cancel_retransmit(ctx);
+    const auto cls = rnr ? errors::ErrorClass::REQ_RNR_RETRY_EXCEEDED : errors::ErrorClass::REQ_RETRY_EXCEEDED;
     for (SendWqe& w : q.sq) {
       if (w.done || !w.started) continue;
-      complete_send(ctx, w, rnr ? cq::WcStatus::RNR_RETRY_EXC_ERR : cq::WcStatus::RETRY_EXC_ERR);
-      break;
+      fail_wqe(ctx, w, cls);
+      return false;
     }
-    cancel_retransmit(ctx);
-    enter_error(ctx, rnr ? "rnr_retry_exceeded" : "retry_exceeded");
+    enter_error(ctx, errors::to_string(cls));
     return false;
   }
   // 7 means "infinite" for rnr_retry everywhere and for retry_cnt in rxe (digest §11.2).

@@ -81,8 +81,11 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     w.started = true;
     if (op == tx::WrOpcode::LOCAL_INV) {
       const mem::MemErrc e = a.mem_.invalidate(qp_ref(ctx), mem::Key(w.wr.invalidate_rkey));
-      complete_send(ctx, w, e == mem::MemErrc::OK ? cq::WcStatus::SUCCESS : cq::WcStatus::LOC_QP_OP_ERR);
-      if (e != mem::MemErrc::OK) enter_error(ctx, "local_inv_failed");
+      if (e == mem::MemErrc::OK) {
+        complete_send(ctx, w, cq::WcStatus::SUCCESS);
+      } else {
+        fail_wqe(ctx, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
+      }
     } else {
       mem::BindMwWr bind;
       bind.mw_rkey = mem::Key(w.wr.bind_mw_handle);
@@ -92,8 +95,11 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
       bind.length = w.wr.bind_length;
       bind.access = mem::access_from_u32(w.wr.bind_access);
       const auto r = a.mem_.bind_mw(qp_ref(ctx), bind);
-      complete_send(ctx, w, r.ok() ? cq::WcStatus::SUCCESS : cq::WcStatus::MW_BIND_ERR);
-      if (!r.ok()) enter_error(ctx, "bind_mw_failed");
+      if (r.ok()) {
+        complete_send(ctx, w, cq::WcStatus::SUCCESS);
+      } else {
+        fail_wqe(ctx, w, errors::ErrorClass::REQ_MW_BIND);
+      }
     }
     return true;
   }
@@ -111,15 +117,11 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     std::uint32_t bad_key = 0;
     if (!resolve_sges(ctx, w.wr.sg_list, scatter ? mem::MemOp::LOCAL_WRITE : mem::MemOp::LOCAL_READ,
                       w.sges, failure, bad_key)) {
-      // IB convention: a local protection failure is LOC_PROT_ERR (digest §5.5, §11.20).
+      // A local SGE that fails its check: LOC_PROT_ERR by the IB convention, LOC_QP_OP_ERR in
+      // rxe (digest §5.5, §11.20); the errors table holds both.
       w.started = true;
-      complete_send(ctx, w, cq::WcStatus::LOC_PROT_ERR);
-      if (ctx.type == qp::QpType::RC) {
-        enter_error(ctx, "local_protection");
-      } else if (const auto t = a.qps_.enter_sq_error(ctx.qpn)) {
-        a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, "local_protection"});
-        flush(ctx);
-      }
+      fail_wqe(ctx, w, scatter ? errors::ErrorClass::REQ_LOCAL_SCATTER_PROTECTION
+                               : errors::ErrorClass::REQ_LOCAL_PROTECTION);
       return true;
     }
   }
@@ -138,8 +140,11 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     // A UD message longer than the MTU is silently not sent and completes successfully
     // (C10-93.1.1; rxe). Anything else was refused at post time already.
     const bool ud_too_long = ctx.type == qp::QpType::UD && w.plan.error == tx::SegmentError::MESSAGE_TOO_LONG;
-    complete_send(ctx, w, ud_too_long ? cq::WcStatus::SUCCESS : cq::WcStatus::LOC_QP_OP_ERR);
-    if (!ud_too_long) enter_error(ctx, "segmentation");
+    if (ud_too_long) {
+      complete_send(ctx, w, cq::WcStatus::SUCCESS);
+    } else {
+      fail_wqe(ctx, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
+    }
     return true;
   }
   w.first_psn = ctx.req.next_psn;
@@ -202,6 +207,12 @@ void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segmen
   // The local ACK timer starts with a request when it is not already running (rxe
   // update_state; digest §5.2).
   if (reliable(ctx) && queues[ctx.qpn.value()].retransmit_timer == 0) arm_retransmit(ctx);
+}
+
+void Adapter::Impl::fail_wqe(qp::QpContext& ctx, SendWqe& w, errors::ErrorClass cls) {
+  const errors::Outcome& o = outcome(ctx, cls);
+  complete_send(ctx, w, o.requester_status.value_or(cq::WcStatus::GENERAL_ERR));
+  apply_state_change(ctx, o.requester_state, errors::to_string(cls));
 }
 
 void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus status) {

@@ -14,8 +14,7 @@ using wire::Header;
 using wire::Operation;
 using wire::Position;
 
-constexpr std::uint8_t kNakPsnSeq = 0x60, kNakInvReq = 0x61, kNakRemAccess = 0x62,
-                       kNakRemOp = 0x63;
+constexpr std::uint8_t kNakPsnSeq = 0x60;
 
 bool consumes_recv_wqe(const wire::OpcodeInfo& op) {
   // digest §2.1 "RWQE": SEND FIRST/ONLY take one; WRITE with immediate takes one at LAST/ONLY.
@@ -100,11 +99,67 @@ void Adapter::Impl::send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t
   transmit(s);
 }
 
-void Adapter::Impl::nak_and_error(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t syndrome,
-                                  std::string_view reason) {
-  a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), psn, syndrome, reason});
-  send_ack(ctx, psn, syndrome);
-  enter_error(ctx, reason);
+void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
+                                     cq::WcStatus status, std::uint32_t byte_len,
+                                     std::uint32_t flags, std::uint32_t imm, std::uint32_t src_qp,
+                                     bool solicited, cq::WcOpcode opcode) {
+  cq::Wc wc;
+  wc.wr_id = r.wr.wr_id;
+  wc.status = status;
+  wc.qp_num = ctx.qpn.value();
+  if (status == cq::WcStatus::SUCCESS) {  // only these fields are valid on errors (ibv_poll_cq)
+    wc.opcode = opcode;
+    wc.byte_len = byte_len;
+    wc.wc_flags = flags;
+    wc.imm_data = imm;
+    wc.src_qp = src_qp;
+  }
+  complete(ctx.recv_cq.value, wc, solicited, ctx.qpn);
+}
+
+void Adapter::Impl::apply_state_change(qp::QpContext& ctx, errors::StateChange change,
+                                       std::string_view cause) {
+  switch (change) {
+    case errors::StateChange::NONE: return;
+    case errors::StateChange::ERR: return enter_error(ctx, cause);
+    case errors::StateChange::SQE:
+      if (const auto t = a.qps_.enter_sq_error(ctx.qpn)) {
+        a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, cause});
+        flush(ctx);
+      }
+      return;
+  }
+}
+
+void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, errors::ErrorClass cls,
+                           std::optional<RecvWqe>* held, std::string_view detail) {
+  const errors::Outcome& o = outcome(ctx, cls);
+  const std::string_view name = errors::to_string(cls);
+  if (ctx.type != qp::QpType::RC) ctx.resp.drop_msg = true;  // UC: drop the rest of the message
+  if (held != nullptr && held->has_value() && o.receive_status) {
+    complete_receive(ctx, **held, *o.receive_status);
+    held->reset();
+    ctx.resp.recv_wqe_active = false;
+  }
+  switch (o.response) {
+    case errors::Response::NAK:
+    case errors::Response::RNR_NAK: {
+      const std::uint8_t syndrome = errors::nak_syndrome(o, ctx.attr.min_rnr_timer).value_or(o.nak_code);
+      a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), p.bth.psn, syndrome,
+                          detail.empty() ? name : detail});
+      send_ack(ctx, p.bth.psn, syndrome);
+      break;
+    }
+    case errors::Response::ACK:
+      if (p.bth.ackreq) send_ack(ctx, p.bth.psn, a.config_.profile.ack_syndrome_credits);
+      break;
+    case errors::Response::SILENT_DROP:
+    case errors::Response::RESERVED_NAK:
+    case errors::Response::NONE:
+      a.observer_.on_drop({now(), a.id_, name, p.bytes});
+      break;
+  }
+  apply_state_change(ctx, o.responder_state, name);
 }
 
 void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p) {
@@ -113,22 +168,6 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   const bool rc = ctx.type == qp::QpType::RC;
   const std::uint32_t psn = p.bth.psn;
   auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes}); };
-  auto complete_recv = [&](RecvWqe& r, cq::WcStatus status, std::uint32_t byte_len,
-                           std::uint32_t flags, std::uint32_t imm, std::uint32_t src_qp, bool se,
-                           cq::WcOpcode opcode) {
-    cq::Wc wc;
-    wc.wr_id = r.wr.wr_id;
-    wc.status = status;
-    wc.qp_num = ctx.qpn.value();
-    if (status == cq::WcStatus::SUCCESS) {
-      wc.opcode = opcode;
-      wc.byte_len = byte_len;
-      wc.wc_flags = flags;
-      wc.imm_data = imm;
-      wc.src_qp = src_qp;
-    }
-    complete(ctx.recv_cq.value, wc, se, ctx.qpn);
-  };
   // Takes the next receive WQE and resolves its buffers (LOCAL_WRITE).
   auto take_recv = [&](RecvWqe& out) -> int {  // 1 ok, 0 none, -1 unusable WQE
     std::deque<RecvWqe>& rq = receive_queue(ctx);
@@ -150,15 +189,11 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     RecvWqe r;
     const int got = take_recv(r);
     if (got == 0) return drop("ud_no_receive_wqe");
-    if (got < 0) {
-      complete_recv(r, cq::WcStatus::LOC_PROT_ERR, 0, 0, 0, 0, false, cq::WcOpcode::RECV);
-      return enter_error(ctx, "receive_wqe_protection");
-    }
-    if (r.capacity < 40u + p.payload_len) {
-      // rxe: a buffer too small is a malformed WQE: LOC_QP_OP_ERR and ERR (digest §4.4, §11.6).
-      complete_recv(r, cq::WcStatus::LOC_QP_OP_ERR, 0, 0, 0, 0, false, cq::WcOpcode::RECV);
-      return enter_error(ctx, "receive_buffer_too_small");
-    }
+    std::optional<RecvWqe> held = std::move(r);
+    if (got < 0) return refuse(ctx, p, errors::ErrorClass::RESP_RECV_WQE_PROTECTION, &held, {});
+    if (held->capacity < 40u + p.payload_len)
+      return refuse(ctx, p, errors::ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, &held, {});
+    r = std::move(*held);
     std::array<std::uint8_t, 40> grh{};
     const auto ip = p.bytes.subspan(p.ip_off, p.ip_header_len);
     // IPv4: the 20-byte header sits in the last 20 bytes of the GRH area (rxe).
@@ -166,7 +201,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     copy_in(r.sges, 0, grh);
     copy_in(r.sges, 40, p.payload());
     const bool imm = (op.flags & wire::kImm) != 0;
-    complete_recv(r, cq::WcStatus::SUCCESS, 40u + p.payload_len,
+    complete_receive(ctx, r, cq::WcStatus::SUCCESS, 40u + p.payload_len,
                   cq::kWcGrh | (imm ? cq::kWcWithImm : 0u), imm ? p.immdt.value : 0u,
                   p.deth.srcqp, p.bth.se, cq::WcOpcode::RECV);
     return;
@@ -219,7 +254,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         }
         mem::AccessRequest req{mem::MemOp::REMOTE_READ, mem::Key(rkey), qp_ref(ctx), va, len, 0, false};
         const mem::AccessResult r = a.mem_.check(req);
-        if (!r.ok()) return nak_and_error(ctx, psn, kNakRemAccess, mem::to_string(r.outcome));
+        if (!r.ok()) return refuse(ctx, p, errors::ErrorClass::RESP_RKEY_VIOLATION, nullptr, mem::to_string(r.outcome));
         const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
         for (std::uint32_t i = 0; i < n; ++i) {
           wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
@@ -266,43 +301,28 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   }
 
   // ---- 2. Opcode sequence --------------------------------------------------------------------
-  if (!sequence_ok(ctx.resp.opcode, op)) {
-    if (rc) return nak_and_error(ctx, psn, kNakInvReq, "opcode_sequence");
-    ctx.resp.drop_msg = true;
-    return drop("uc_opcode_sequence");
-  }
+  if (!sequence_ok(ctx.resp.opcode, op))
+    return refuse(ctx, p, errors::ErrorClass::RESP_OPCODE_SEQUENCE, &q.active_recv, {});
   // ---- 3. QP access ------------------------------------------------------------------------
-  if (!qp_access_ok(ctx.attr.qp_access_flags, op.operation)) {
-    if (rc) return nak_and_error(ctx, psn, kNakInvReq, "qp_access");
-    ctx.resp.drop_msg = true;
-    return drop("uc_qp_access");
-  }
+  if (!qp_access_ok(ctx.attr.qp_access_flags, op.operation))
+    return refuse(ctx, p, errors::ErrorClass::RESP_QP_ACCESS, &q.active_recv, {});
   // ---- 4. Resources --------------------------------------------------------------------------
   const bool rd_atomic = op.operation == Operation::READ_REQUEST ||
                          op.operation == Operation::COMPARE_SWAP ||
                          op.operation == Operation::FETCH_ADD ||
                          op.operation == Operation::ATOMIC_WRITE;
   if (rd_atomic && ctx.attr.max_dest_rd_atomic == 0)
-    return nak_and_error(ctx, psn, kNakInvReq, "no_responder_resources");
+    return refuse(ctx, p, errors::ErrorClass::RESP_NO_RESOURCES_RD_ATOMIC, nullptr, {});
   std::optional<RecvWqe> imm_recv;  // the WQE a WRITE_WITH_IMM consumes at its last packet
   if (consumes_recv_wqe(op)) {
     RecvWqe r;
     const int got = take_recv(r);
-    if (got == 0) {
-      if (!rc) {
-        ctx.resp.drop_msg = true;
-        return drop("uc_no_receive_wqe");
-      }
-      // RNR NAK with our min_rnr_timer; nothing changes, the requester retries (digest §4.4).
-      const auto syndrome = static_cast<std::uint8_t>(0x20 | (ctx.attr.min_rnr_timer & 0x1F));
-      a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), psn, syndrome, "rnr"});
-      send_ack(ctx, psn, syndrome);
-      return;
-    }
+    // No WQE: RNR NAK with our min_rnr_timer, nothing changes, the requester retries (RC);
+    // UC drops the message (digest §4.4).
+    if (got == 0) return refuse(ctx, p, errors::ErrorClass::RESP_RNR, nullptr, "rnr");
     if (got < 0) {
-      complete_recv(r, cq::WcStatus::LOC_PROT_ERR, 0, 0, 0, 0, false, cq::WcOpcode::RECV);
-      if (rc) return nak_and_error(ctx, psn, kNakRemOp, "receive_wqe_protection");
-      return enter_error(ctx, "receive_wqe_protection");
+      std::optional<RecvWqe> held = std::move(r);
+      return refuse(ctx, p, errors::ErrorClass::RESP_RECV_WQE_PROTECTION, &held, {});
     }
     if (op.operation == Operation::SEND) {
       q.active_recv = std::move(r);
@@ -313,11 +333,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     }
   }
   // ---- 5. Length -----------------------------------------------------------------------------
-  if (!length_ok(p, ctx.mtu)) {
-    if (rc) return nak_and_error(ctx, psn, kNakInvReq, "length");
-    ctx.resp.drop_msg = true;
-    return drop("uc_length");
-  }
+  std::optional<RecvWqe>* held = imm_recv ? &imm_recv : &q.active_recv;
+  if (!length_ok(p, ctx.mtu)) return refuse(ctx, p, errors::ErrorClass::RESP_LENGTH, held, {});
   // ---- 6. R_Key and bounds --------------------------------------------------------------------
   mem::AccessResult target;
   const bool keyed = op.has(Header::Reth) || op.has(Header::AtomicEth);
@@ -342,15 +359,11 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     if (!target.ok()) {
       a.observer_.on_access_denied({now(), a.id_, ctx.qpn.value(), req.key.value(), req.va,
                                     req.length, mem::to_string(target.outcome)});
-      if (!rc) {
-        ctx.resp.drop_msg = true;
-        return drop("uc_rkey");
-      }
       // A misaligned atomic is an invalid request, every other failure a remote access error
-      // (digest §7.6, §4.4).
-      const bool misaligned = target.outcome == mem::AccessOutcome::UNALIGNED_ATOMIC;
-      return nak_and_error(ctx, psn, misaligned ? kNakInvReq : kNakRemAccess,
-                           mem::to_string(target.outcome));
+      // (digest §7.6, §4.4): the errors table maps the outcome.
+      const auto cls = errors::error_for_access(req.op, target.outcome, errors::AccessSite::RESPONDER)
+                           .value_or(errors::ErrorClass::RESP_RKEY_VIOLATION);
+      return refuse(ctx, p, cls, held, mem::to_string(target.outcome));
     }
     if (op.operation == Operation::WRITE) {
       ctx.resp.write = {true, target.zero_length_exempt ? 0 : target.host_addr, p.reth.rkey, p.reth.dmalen};
@@ -360,11 +373,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   if (op.operation == Operation::WRITE) {
     // The payload must fit the DMA length announced in the RETH (digest §1.7, §4.4).
     const std::uint32_t resid = ctx.resp.write.resid;
-    if (p.payload_len > resid || (op.ends_message() && p.payload_len != resid)) {
-      if (rc) return nak_and_error(ctx, psn, kNakInvReq, "write_length");
-      ctx.resp.drop_msg = true;
-      return drop("uc_write_length");
-    }
+    if (p.payload_len > resid || (op.ends_message() && p.payload_len != resid))
+      return refuse(ctx, p, errors::ErrorClass::RESP_WRITE_LENGTH, held, {});
   }
 
   // ---- Execute ------------------------------------------------------------------------------
@@ -377,13 +387,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   switch (op.operation) {
     case Operation::SEND: {
       RecvWqe& r = *q.active_recv;
-      if (!copy_in(r.sges, ctx.resp.recv_offset, p.payload())) {
-        // rxe: the message does not fit: malformed WQE, NAK 0x63, LOC_QP_OP_ERR (digest §11.6).
-        complete_recv(r, cq::WcStatus::LOC_QP_OP_ERR, 0, 0, 0, 0, false, cq::WcOpcode::RECV);
-        q.active_recv.reset();
-        if (rc) return nak_and_error(ctx, psn, kNakRemOp, "receive_buffer_too_small");
-        return enter_error(ctx, "receive_buffer_too_small");
-      }
+      if (!copy_in(r.sges, ctx.resp.recv_offset, p.payload()))
+        return refuse(ctx, p, errors::ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, &q.active_recv, {});
       ctx.resp.recv_offset += p.payload_len;
       advance();
       if (op.ends_message()) {
@@ -405,14 +410,20 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         RecvWqe done = std::move(r);
         q.active_recv.reset();
         ctx.resp.recv_wqe_active = false;
-        if (rc && p.bth.ackreq) send_ack(ctx, psn, ack_ok);
+        const bool ack_first = !inv_failed || outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response == errors::Response::ACK;
+        if (rc && p.bth.ackreq && ack_first) send_ack(ctx, psn, ack_ok);
         if (inv_failed) {
-          // rxe (digest §11.9): the receive completes with REM_INV_REQ_ERR and the QP goes to
-          // ERR without a NAK; the requester's WR still succeeds if it was ACKed.
-          complete_recv(done, cq::WcStatus::REM_INV_REQ_ERR, 0, 0, 0, 0, false, cq::WcOpcode::RECV);
-          return enter_error(ctx, "invalidate_failed");
+          // digest §11.9: rxe ACKs (above), completes the receive with REM_INV_REQ_ERR and
+          // moves the QP to ERR; the IBA profile NAKs instead (errors table).
+          std::optional<RecvWqe> failed = std::move(done);
+          const errors::Outcome& o = outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED);
+          if (o.response == errors::Response::ACK) {
+            complete_receive(ctx, *failed, o.receive_status.value_or(cq::WcStatus::REM_INV_REQ_ERR));
+            return apply_state_change(ctx, o.responder_state, "RESP_INVALIDATE_FAILED");
+          }
+          return refuse(ctx, p, errors::ErrorClass::RESP_INVALIDATE_FAILED, &failed, {});
         }
-        complete_recv(done, cq::WcStatus::SUCCESS, ctx.resp.recv_offset, flags, imm, 0, p.bth.se,
+        complete_receive(ctx, done, cq::WcStatus::SUCCESS, ctx.resp.recv_offset, flags, imm, 0, p.bth.se,
                       cq::WcOpcode::RECV);
         return;
       }
@@ -431,7 +442,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       if (rc && p.bth.ackreq) send_ack(ctx, psn, ack_ok);
       if (imm_recv) {
         // rxe reports the RETH DMA length as byte_len (digest §5.6).
-        complete_recv(*imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
+        complete_receive(ctx, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
                       p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
       }
       return;

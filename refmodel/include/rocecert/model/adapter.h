@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rocecert/cq/completion_queue.h"
+#include "rocecert/errors/error_table.h"
 #include "rocecert/mem/host_memory.h"
 #include "rocecert/mem/mem_table.h"
 #include "rocecert/qp/qp_table.h"
@@ -47,6 +48,8 @@ struct Profile {
   // Congestion notification (RoCEv2 Annex A17.9; digest §10). rxe neither sends nor consumes
   // CNPs, so the rxe profile leaves this off; a DCQCN-style notification point turns it on:
   // on a CE-marked packet for a QP, one CNP back to the sender QP per interval.
+  // Which behaviour the error table (refmodel/errors) gives where the IBA and rxe differ.
+  errors::ErrorProfile error_profile = errors::ErrorProfile::RXE;
   bool send_cnp = false;
   sim::SimTime cnp_interval_ns = 50'000;
   std::uint8_t cnp_traffic_class = 0;
