@@ -331,7 +331,7 @@ wire::FrameSpec Adapter::Impl::base_spec(const qp::QpContext& ctx, const qp::Add
   if (v4) {
     std::copy_n(a.config_.gid.begin() + 12, 4, s.ip.src.begin());
     std::copy_n(av.dgid.begin() + 12, 4, s.ip.dst.begin());
-    s.ip.id = ip_id++;
+    s.ip.id = queues[ctx.qpn.value()].ip_id++;  // covered by the ICRC
     s.ip.frag = a.config_.profile.ipv4_df ? 0x4000 : 0;
   } else {
     s.ip.src = a.config_.gid;

@@ -54,7 +54,10 @@ struct QpQueues {
   std::uint32_t write_imm_total = 0;   // RETH DMA length of the WRITE_WITH_IMM in progress
   sim::EventId retransmit_timer = 0;   // pending local ACK timeout event, 0 if none
   sim::EventId rnr_timer = 0;          // pending RNR wait, 0 if none
+  bool timeout_retry = false;          // the retry in progress was started by the ACK timer
   std::uint64_t cnps_received = 0;     // reaction point: CNPs addressed to this QP
+  std::uint16_t ip_id = 0;             // IPv4 identification, counted per QP so that one QP's
+                                       // retransmissions never change another QP's bytes
   std::optional<sim::SimTime> last_cnp_sent;  // notification point: rate limit per QP
 };
 
@@ -73,7 +76,6 @@ struct Adapter::Impl {
   std::uint32_t next_srq = 1;
   std::uint32_t next_ah = 1;
   std::uint32_t next_cq = 1;
-  std::uint16_t ip_id = 0;  // IPv4 identification counter (covered by the ICRC)
   bool flushing = false;    // a flush is walking the queues: completions must not recurse
   std::vector<std::uint8_t> scratch;
 
@@ -113,6 +115,10 @@ struct Adapter::Impl {
   // Counts one retry against retry_cnt; false (and the QP in ERR) when none is left.
   bool consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from);
   void go_back_n(qp::QpContext& ctx, qp::Psn from);
+  // A NAK or an implied NAK asks for a retry: started unless one (not started by the timer) is
+  // already in progress (rxe: "started_retry && !timeout_retry"), which would only multiply
+  // retransmissions of the same packets.
+  void retry_from(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from);
   void on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t timer_code);
 
   // Notification point: a CE-marked packet arrived for `ctx` from `sender_qpn`.

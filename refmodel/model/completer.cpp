@@ -50,10 +50,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
   // An implied NAK counts as a retry and goes back to the oldest unacknowledged PSN (rxe).
   auto implied_nak = [&](SendWqe* w) {
     if (w == nullptr) return false;
-    if (consume_retry(ctx, trace::RetryKind::IMPLIED_NAK, w->first_psn)) {
-      go_back_n(ctx, ctx.req.comp_psn);
-      arm_retransmit(ctx);
-    }
+    retry_from(ctx, trace::RetryKind::IMPLIED_NAK, ctx.req.comp_psn);
     return true;
   };
 
@@ -79,10 +76,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     }
     if (kind == wire::AethKind::NAK) {
       // PSN sequence error: go back to the PSN the responder expects (digest §4.3, §5.3).
-      if (consume_retry(ctx, trace::RetryKind::SEQUENCE_NAK, psn)) {
-        go_back_n(ctx, psn);
-        arm_retransmit(ctx);
-      }
+      retry_from(ctx, trace::RetryKind::SEQUENCE_NAK, psn);
       return;
     }
     // A reserved syndrome type (digest §4.1): a bad response.
@@ -105,6 +99,14 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     // The response acknowledges the WQEs before this one; an earlier READ/atomic still
     // waiting for its own response means that response was lost.
     if (implied_nak(retire_covered(w->first_psn - 1u))) return;
+    advance_comp(w->first_psn);
+    // Responses come in PSN order: one ahead of the expected PSN means the ones between were
+    // lost, one behind is a duplicate (rxe check_psn; digest §3.4, §5.3).
+    if (qp::psn_before(psn, ctx.req.comp_psn)) return drop("duplicate_response");
+    if (qp::psn_after(psn, ctx.req.comp_psn)) {
+      retry_from(ctx, trace::RetryKind::IMPLIED_NAK, ctx.req.comp_psn);
+      return;
+    }
     if (atomic_ack) {
       std::array<std::uint8_t, 8> orig{};
       for (std::size_t i = 0; i < 8; ++i)
@@ -134,6 +136,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     ctx.req.retry_cnt = ctx.attr.retry_cnt;
     ctx.req.rnr_retry = ctx.attr.rnr_retry;
     ctx.req.started_retry = false;
+    q.timeout_retry = false;
   }
   while (!q.sq.empty() && q.sq.front().done) q.sq.pop_front();
   // The timer is re-armed after a response while requests remain outstanding (rxe).

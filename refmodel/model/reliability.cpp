@@ -56,6 +56,20 @@ void Adapter::Impl::go_back_n(qp::QpContext& ctx, qp::Psn from) {
   // packet (its FIRST if from is its first PSN), a READ is re-issued for its remaining data,
   // later WQEs start over (digest §5.3; rxe req_retry).
   QpQueues& q = queues[ctx.qpn.value()];
+  // A READ or atomic before `from` that still waits for its response must be asked again: the
+  // responder's PSN (a sequence NAK's) can be past it when only its response was lost, and an
+  // implicit ACK never completes it (digest §3.4).
+  for (const SendWqe& w : q.sq) {
+    if (w.done || !w.started || !(w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH)) continue;
+    if (qp::psn_before(w.first_psn, from)) {
+      const std::int32_t got = w.wr.opcode == tx::WrOpcode::RDMA_READ
+                                   ? static_cast<std::int32_t>(w.read_received / ctx.mtu)
+                                   : 0;
+      const qp::Psn resume = w.first_psn + static_cast<std::uint32_t>(got);
+      if (qp::psn_before(resume, from)) from = resume;
+    }
+    break;  // only the oldest outstanding one can be behind (later ones follow it)
+  }
   for (SendWqe& w : q.sq) {
     if (w.done || !w.started || w.plan.packets.empty()) continue;
     if (qp::psn_diff(w.last_psn, from) < 0) continue;  // wholly before `from`: awaiting its ACK only
@@ -75,6 +89,15 @@ void Adapter::Impl::go_back_n(qp::QpContext& ctx, qp::Psn from) {
   schedule_requester(ctx.qpn);
 }
 
+void Adapter::Impl::retry_from(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from) {
+  QpQueues& q = queues[ctx.qpn.value()];
+  if (ctx.req.started_retry && !q.timeout_retry) return;
+  if (!consume_retry(ctx, kind, from)) return;
+  q.timeout_retry = false;
+  go_back_n(ctx, from);
+  arm_retransmit(ctx);
+}
+
 void Adapter::Impl::on_retransmit_timeout(qp::Qpn qpn) {
   qp::QpContext* ctx = a.qps_.find(qpn);
   if (ctx == nullptr) return;
@@ -84,6 +107,7 @@ void Adapter::Impl::on_retransmit_timeout(qp::Qpn qpn) {
   if (ctx->req.wait_for_rnr_timer) return;  // the RNR wait takes precedence (rxe)
   if (!consume_retry(*ctx, trace::RetryKind::TIMEOUT, ctx->req.comp_psn)) return;
   go_back_n(*ctx, ctx->req.comp_psn);
+  queues[qpn.value()].timeout_retry = true;
   arm_retransmit(*ctx);
 }
 

@@ -174,9 +174,15 @@ void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segmen
     s.reth.va = wr.remote_addr;
     s.reth.rkey = wr.rkey;
     s.reth.dmalen = static_cast<std::uint32_t>(w.length);
-    if (wr.opcode == tx::WrOpcode::RDMA_READ && w.read_resume != 0) {
+    if (wr.opcode == tx::WrOpcode::RDMA_READ) {
       // A READ re-issued after a loss asks for the data not yet received, from the PSN of its
-      // first missing response (digest §5.3).
+      // first missing response (digest §5.3); responses that arrived since the go-back count.
+      const std::int32_t acked = qp::psn_diff(ctx.req.comp_psn, w.first_psn);
+      if (acked > 0 && static_cast<std::uint32_t>(acked) < w.plan.psn_count &&
+          static_cast<std::uint32_t>(acked) > w.read_resume)
+        w.read_resume = static_cast<std::uint32_t>(acked);
+    }
+    if (wr.opcode == tx::WrOpcode::RDMA_READ && w.read_resume != 0) {
       const std::uint64_t skip = std::uint64_t{w.read_resume} * ctx.mtu;
       s.bth.psn = (w.first_psn + w.read_resume).value();
       s.reth.va += skip;

@@ -61,7 +61,9 @@ struct Pair {
   explicit Pair(qp::QpType type = qp::QpType::RC, std::uint32_t mtu = 1024,
                 std::uint32_t access = 0x1 | 0x2 | 0x4 | 0x8, std::uint32_t psn_a = 0x100,
                 std::uint32_t psn_b = 0x200,
-                const std::function<void(model::AdapterConfig&)>& tweak = {}) {
+                const std::function<void(model::AdapterConfig&)>& tweak = {},
+                std::uint8_t ack_timeout = 14) {
+    timeout_ = ack_timeout;
     sim.observers().add(&rec);
     model::AdapterConfig ca, cb;
     ca.name = "A";
@@ -98,6 +100,7 @@ struct Pair {
   void bring_up(Side& s, Side& peer, qp::QpType, std::uint32_t mtu, std::uint32_t sq_psn,
                 std::uint32_t rq_psn, std::uint32_t access) {
     model::BringUp p;
+    p.timeout = timeout_;
     p.mtu = mtu;
     p.sq_psn = sq_psn;
     p.rq_psn = rq_psn;
@@ -117,6 +120,9 @@ struct Pair {
   }
 
   std::vector<cq::Wc> poll(Side& s) { return s.ad->poll_cq(s.cq, 64); }
+
+ private:
+  std::uint8_t timeout_ = 14;
 };
 
 }  // namespace rocecert::testing
