@@ -376,10 +376,10 @@ void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicit
                          wc.opcode != cq::WcOpcode::RECV_RDMA_WITH_IMM && ctx->recv_cq.value != cq_id;
   const auto cls = send_side ? errors::ErrorClass::CQ_OVERFLOW_SEND : errors::ErrorClass::CQ_OVERFLOW;
   const errors::Outcome& o = outcome(*ctx, cls);
-  apply_state_change(*ctx, send_side ? o.requester_state : o.responder_state, errors::to_string(cls));
+  apply_state_change(*ctx, send_side ? o.requester_state : o.responder_state, cls);
 }
 
-void Adapter::Impl::enter_error(qp::QpContext& ctx, std::string_view cause) {
+void Adapter::Impl::enter_error(qp::QpContext& ctx, errors::ErrorClass cause) {
   const auto t = a.qps_.enter_error(ctx.qpn);
   if (!t) return;
   // Timers are cancelled (digest §6.5).
@@ -387,8 +387,37 @@ void Adapter::Impl::enter_error(qp::QpContext& ctx, std::string_view cause) {
   if (q.retransmit_timer != 0) a.events_.cancel(q.retransmit_timer);
   if (q.rnr_timer != 0) a.events_.cancel(q.rnr_timer);
   q.retransmit_timer = q.rnr_timer = 0;
-  a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, cause});
-  flush(ctx);
+  errors::ErrorEvent ev;
+  ev.time_ns = now();
+  ev.qp = {a.id_, ctx.qpn.value()};
+  ev.error = cause;
+  pending_errors.push_back({ev, t->from});
+  if (!resolve_scheduled) {
+    resolve_scheduled = true;
+    // Scheduled now, it runs after every event already queued for this instant.
+    a.events_.schedule_in(0, [this] { resolve_errors(); });
+  }
+}
+
+void Adapter::Impl::resolve_errors() {
+  resolve_scheduled = false;
+  std::vector<errors::ErrorEvent> events;
+  for (const PendingError& p : pending_errors) events.push_back(p.event);
+  const errors::Arbitration order =
+      errors::arbitrate(events, a.config_.profile.arbitration, arbitration_cursor);
+  arbitration_cursor = order.cursor;
+  const std::vector<PendingError> pending = std::move(pending_errors);
+  pending_errors.clear();
+  for (const errors::ErrorEvent& e : order.order) {
+    qp::QpContext* ctx = a.qps_.find(qp::Qpn(e.qp.qpn));
+    if (ctx == nullptr) continue;
+    qp::QpState from = qp::QpState::RTS;
+    for (const PendingError& p : pending)
+      if (p.event.qp.qpn == e.qp.qpn && p.event.error == e.error) from = p.from;
+    a.observer_.on_qp_transition({now(), a.id_, e.qp.qpn, from, qp::QpState::ERR,
+                                  errors::to_string(e.error)});
+    if (ctx->state() == qp::QpState::ERR) flush(*ctx);
+  }
 }
 
 void Adapter::Impl::flush(qp::QpContext& ctx) {

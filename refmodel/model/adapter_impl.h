@@ -10,6 +10,7 @@
 #include <optional>
 #include <vector>
 
+#include "rocecert/errors/arbitration.h"
 #include "rocecert/model/adapter.h"
 #include "rocecert/wire/decode.h"
 #include "rocecert/wire/encode.h"
@@ -88,7 +89,18 @@ struct Adapter::Impl {
                             std::uint32_t dest_qpn);
   void transmit(const wire::FrameSpec& spec);
   void complete(std::uint32_t cq, const cq::Wc& wc, bool solicited, qp::Qpn qpn);
-  void enter_error(qp::QpContext& ctx, std::string_view cause);
+  // A transport or local error moves the QP to ERR at once (so it takes no more packets); its
+  // flush and the report of the transition are handled at the end of the simulated instant,
+  // for all QPs that failed in it, in the order errors::arbitrate gives (docs/error-arbitration.md).
+  void enter_error(qp::QpContext& ctx, errors::ErrorClass cause);
+  void resolve_errors();
+  struct PendingError {
+    errors::ErrorEvent event;
+    qp::QpState from;
+  };
+  std::vector<PendingError> pending_errors;
+  bool resolve_scheduled = false;
+  errors::RoundRobinCursor arbitration_cursor;
   void flush(qp::QpContext& ctx);
   bool resolve_sges(const qp::QpContext& ctx, const std::vector<tx::Sge>& sges, mem::MemOp op,
                     std::vector<ResolvedSge>& out, mem::AccessResult& failure, std::uint32_t& bad_key);
@@ -142,7 +154,7 @@ struct Adapter::Impl {
   // QP takes the table's state change (ERR, SQE for UC/UD under the IBA profile, or none).
   void fail_wqe(qp::QpContext& ctx, SendWqe& w, errors::ErrorClass cls);
   // Applies a requester- or responder-side state change of the table to `ctx`.
-  void apply_state_change(qp::QpContext& ctx, errors::StateChange change, std::string_view cause);
+  void apply_state_change(qp::QpContext& ctx, errors::StateChange change, errors::ErrorClass cause);
 
   // completer.cpp
   void handle_response(qp::QpContext& ctx, const wire::ParsedFrame& p);

@@ -41,7 +41,7 @@ bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp:
       fail_wqe(ctx, w, cls);
       return false;
     }
-    enter_error(ctx, errors::to_string(cls));
+    enter_error(ctx, cls);
     return false;
   }
   // 7 means "infinite" for rnr_retry everywhere and for retry_cnt in rxe (digest §11.2).

@@ -118,13 +118,13 @@ void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
 }
 
 void Adapter::Impl::apply_state_change(qp::QpContext& ctx, errors::StateChange change,
-                                       std::string_view cause) {
+                                       errors::ErrorClass cause) {
   switch (change) {
     case errors::StateChange::NONE: return;
     case errors::StateChange::ERR: return enter_error(ctx, cause);
     case errors::StateChange::SQE:
       if (const auto t = a.qps_.enter_sq_error(ctx.qpn)) {
-        a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, cause});
+        a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, errors::to_string(cause)});
         flush(ctx);
       }
       return;
@@ -159,7 +159,7 @@ void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, error
       a.observer_.on_drop({now(), a.id_, name, p.bytes});
       break;
   }
-  apply_state_change(ctx, o.responder_state, name);
+  apply_state_change(ctx, o.responder_state, cls);
 }
 
 void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p) {
@@ -419,7 +419,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
           const errors::Outcome& o = outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED);
           if (o.response == errors::Response::ACK) {
             complete_receive(ctx, *failed, o.receive_status.value_or(cq::WcStatus::REM_INV_REQ_ERR));
-            return apply_state_change(ctx, o.responder_state, "RESP_INVALIDATE_FAILED");
+            return apply_state_change(ctx, o.responder_state, errors::ErrorClass::RESP_INVALIDATE_FAILED);
           }
           return refuse(ctx, p, errors::ErrorClass::RESP_INVALIDATE_FAILED, &failed, {});
         }

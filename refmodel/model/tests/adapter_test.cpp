@@ -272,3 +272,46 @@ TEST(Adapter, CongestionNotificationPointSendsRateLimitedCnps) {
   EXPECT_EQ(t.a.ad->cnps_received(t.a.qpn), 2u);  // the reaction point saw both
   EXPECT_EQ(t.b.ad->memory().read_bytes(kBase, 4), (std::vector<std::uint8_t>{1, 2, 3, 4}));
 }
+
+TEST(Adapter, QpsFailingInTheSameInstantAreFlushedInArbitrationOrder) {
+  // Two QP pairs on the same CQs; both get a bad-rkey NAK in the same instant. The failing
+  // WQEs complete in the order their NAKs arrive; the flushes that follow are ordered by the
+  // arbitration policy (precedence: class tier, time, then QPN; docs/error-arbitration.md).
+  Pair t;
+  std::array<qp::Qpn, 2> qa, qb;
+  for (std::size_t i = 0; i < 2; ++i) {
+    qp::CreateQpParams p;
+    p.caps = {8, 8, 1, 1, 0};
+    p.pd = qp::PdId{t.a.pd.value};
+    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    qa[i] = t.a.ad->create_qp(p).qpn;
+    p.pd = qp::PdId{t.b.pd.value};
+    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    qb[i] = t.b.ad->create_qp(p).qpn;
+  }
+  // Brought up higher QPN first: its requester runs first, so its NAK is handled first.
+  for (std::size_t i : {std::size_t{1}, std::size_t{0}}) {
+    model::BringUp up;
+    up.access = 0xE;
+    ASSERT_FALSE(model::bring_up(*t.a.ad, qa[i], *t.b.ad, qb[i], up));
+    ASSERT_FALSE(model::bring_up(*t.b.ad, qb[i], *t.a.ad, qa[i], up));
+  }
+  ASSERT_LT(qa[0].value(), qa[1].value());
+  // The higher QPN's bad WRITE goes first, then the lower one's; each is followed by a WR that
+  // will be flushed.
+  for (std::size_t i : {std::size_t{1}, std::size_t{0}}) {
+    tx::SendWr bad = t.wr(10 * (i + 1), tx::WrOpcode::RDMA_WRITE, kBase, 64);
+    bad.remote_addr = kBase;
+    bad.rkey ^= 0x5A00;
+    tx::SendWr next = bad;
+    next.wr_id = 10 * (i + 1) + 1;
+    next.rkey = t.b.mr.rkey.value();
+    ASSERT_EQ(t.a.ad->post_send(qa[i], bad), model::PostError::OK);
+    ASSERT_EQ(t.a.ad->post_send(qa[i], next), model::PostError::OK);
+  }
+  t.sim.run_until();
+  std::vector<std::string> got;
+  for (const cq::Wc& wc : t.poll(t.a)) got.push_back(std::to_string(wc.wr_id) + ":" + std::string(cq::to_string(wc.status)));
+  EXPECT_EQ(got, (std::vector<std::string>{"20:REM_ACCESS_ERR", "10:REM_ACCESS_ERR",  // NAK order
+                                           "11:WR_FLUSH_ERR", "21:WR_FLUSH_ERR"}));  // QPN order
+}

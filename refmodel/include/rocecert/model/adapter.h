@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rocecert/cq/completion_queue.h"
+#include "rocecert/errors/arbitration.h"
 #include "rocecert/errors/error_table.h"
 #include "rocecert/mem/host_memory.h"
 #include "rocecert/mem/mem_table.h"
@@ -50,6 +51,9 @@ struct Profile {
   // on a CE-marked packet for a QP, one CNP back to the sender QP per interval.
   // Which behaviour the error table (refmodel/errors) gives where the IBA and rxe differ.
   errors::ErrorProfile error_profile = errors::ErrorProfile::RXE;
+  // How the flushes of QPs that fail in the same simulated instant are ordered
+  // (docs/error-arbitration.md): error class precedence, then time, then QPN; or round robin.
+  errors::ArbitrationPolicy arbitration = errors::ArbitrationPolicy::PRECEDENCE;
   bool send_cnp = false;
   sim::SimTime cnp_interval_ns = 50'000;
   std::uint8_t cnp_traffic_class = 0;
