@@ -16,3 +16,9 @@ for f in vectors/real/*.pcap; do
 done
 echo
 echo "(the one ICRC failure is the frame netem corrupted on purpose in rc_send_bw_64_mtu1024_corrupt2)"
+echo
+echo "== rocecert simulate examples/rc_basic.json (the golden model: two adapters, one RC connection)"
+"$rocecert" simulate examples/rc_basic.json --pcap /tmp/rocecert-demo.pcap --trace /tmp/rocecert-demo.jsonl
+echo
+echo "== its pcap, decoded"
+"$rocecert" decode --strict /tmp/rocecert-demo.pcap
