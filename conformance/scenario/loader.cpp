@@ -40,6 +40,8 @@ std::string_view to_string(ObjectKind k) {
       return "CQ";
     case ObjectKind::QP:
       return "QP";
+    case ObjectKind::SRQ:
+      return "SRQ";
   }
   return "?";
 }
@@ -64,7 +66,8 @@ std::string_view post_error_name(model::PostError e) {
 
 namespace {
 
-constexpr std::uint64_t kMaxContents = 16u << 20;  // bytes a "contents" pattern may fill
+constexpr std::uint64_t kMaxContents = 16u << 20;            // bytes a "contents" pattern may fill
+constexpr std::uint64_t kMaxFaultNs = 1'000'000'000'000ull;  // fault timings: at most 1000 s
 
 std::string_view an(ObjectKind k) {
   switch (k) {
@@ -80,6 +83,8 @@ std::string_view an(ObjectKind k) {
       return "a CQ";
     case ObjectKind::QP:
       return "a QP";
+    case ObjectKind::SRQ:
+      return "an SRQ";
   }
   return "an object";
 }
@@ -101,12 +106,14 @@ std::optional<ObjectKind> declared_kind(const std::string& op) {
   if (op == "alloc_mw") return ObjectKind::MW;
   if (op == "create_cq") return ObjectKind::CQ;
   if (op == "create_qp") return ObjectKind::QP;
+  if (op == "create_srq") return ObjectKind::SRQ;
   return std::nullopt;
 }
 
-constexpr std::string_view kOps[] = {"alloc_pd",  "reg_mr",    "alloc_mw",  "create_cq",
-                                     "create_qp", "modify_qp", "post_recv", "post_send",
-                                     "run",       "expect"};
+constexpr std::string_view kOps[] = {"alloc_pd",   "reg_mr",    "alloc_mw",      "create_cq",
+                                     "create_srq", "create_qp", "modify_qp",     "post_recv",
+                                     "post_send",  "run",       "post_srq_recv", "arm_srq_limit",
+                                     "expect"};
 
 // WR fields beyond wr_id/opcode/send_flags, and the opcodes that use them.
 enum WrField : std::uint32_t {
@@ -185,6 +192,7 @@ class Loader {
     const std::vector<Node> list = in_.array(steps);
     prescan(list);
     for (std::size_t i = 0; i < list.size(); ++i) step(list[i], i);
+    resolve_rule_qps();
     return std::move(sc_);
   }
 
@@ -377,9 +385,9 @@ class Loader {
   }
 
   void profile(const Node& n, model::Profile& p) {
-    in_.object(
-        n, {"ackreq", "sport", "fixed_sport", "ipv4_ttl", "ipv4_df", "pkey", "ack_syndrome_credits",
-            "retry_cnt_7_is_infinite", "send_cnp", "cnp_interval_ns", "cnp_traffic_class"});
+    in_.object(n, {"ackreq", "sport", "fixed_sport", "ipv4_ttl", "ipv4_df", "pkey",
+                   "ack_syndrome_credits", "retry_cnt_7_is_infinite", "send_cnp", "cnp_interval_ns",
+                   "cnp_traffic_class", "error_profile", "arbitration"});
     if (auto a = in_.optional(n, "ackreq")) {
       in_.object(*a, {"on_last_packet", "every_n_packets"});
       if (auto v = in_.optional(*a, "on_last_packet")) p.ackreq.on_last_packet = in_.boolean(*v);
@@ -406,10 +414,21 @@ class Loader {
     if (auto v = in_.optional(n, "cnp_interval_ns")) p.cnp_interval_ns = in_.u64(*v);
     if (auto v = in_.optional(n, "cnp_traffic_class"))
       p.cnp_traffic_class = static_cast<std::uint8_t>(in_.integer(*v, 0, 0xFF));
+    if (auto v = in_.optional(n, "error_profile")) {
+      static constexpr json_input::EnumName<errors::ErrorProfile> kProfiles[] = {
+          {"RXE", errors::ErrorProfile::RXE}, {"IBA", errors::ErrorProfile::IBA}};
+      p.error_profile = in_.enumerated<errors::ErrorProfile>(*v, kProfiles, "error profile");
+    }
+    if (auto v = in_.optional(n, "arbitration")) {
+      using AP = errors::ArbitrationPolicy;
+      static constexpr json_input::EnumName<AP> kPolicies[] = {{"PRECEDENCE", AP::PRECEDENCE},
+                                                               {"ROUND_ROBIN", AP::ROUND_ROBIN}};
+      p.arbitration = in_.enumerated<AP>(*v, kPolicies, "arbitration policy");
+    }
   }
 
   void link(const Node& n) {
-    in_.object(n, {"a", "b", "latency_ns", "gbps"});
+    in_.object(n, {"a", "b", "latency_ns", "gbps", "faults"});
     LinkSpec l;
     l.path = n.path;
     const Node a = in_.required(n, "a");
@@ -427,7 +446,106 @@ class Loader {
     }
     if (auto v = in_.optional(n, "latency_ns")) l.latency_ns = in_.u64(*v);
     if (auto v = in_.optional(n, "gbps")) l.gbps = in_.number(*v, 0, 1e6);
+    if (auto f = in_.optional(n, "faults")) faults(*f, l);
     sc_.links.push_back(l);
+  }
+
+  // --- link faults (docs/faults.md) ------------------------------------------------------------
+
+  void faults(const Node& n, LinkSpec& l) {
+    in_.object(n, {"seed", "a_to_b", "b_to_a", "rules"});
+    model::FaultPlan& plan = l.faults;
+    if (auto v = in_.optional(n, "seed")) plan.seed = in_.u64(*v);
+    if (auto v = in_.optional(n, "a_to_b")) rates(*v, plan.a_to_b);
+    if (auto v = in_.optional(n, "b_to_a")) rates(*v, plan.b_to_a);
+    if (auto r = in_.optional(n, "rules")) {
+      for (const Node& e : in_.array(*r)) plan.rules.push_back(rule(e, l));
+    }
+  }
+
+  void rates(const Node& n, model::FaultRates& r) {
+    in_.object(n, {"drop", "duplicate", "reorder", "delay", "corrupt", "ecn_ce", "delay_ns",
+                   "jitter_ns", "overtake", "max_hold_ns"});
+    const auto p = [&](std::string_view key, double& out) {
+      if (auto v = in_.optional(n, key)) out = in_.number(*v, 0, 1);
+    };
+    p("drop", r.drop);
+    p("duplicate", r.duplicate);
+    p("reorder", r.reorder);
+    p("delay", r.delay);
+    p("corrupt", r.corrupt);
+    p("ecn_ce", r.ecn_ce);
+    if (auto v = in_.optional(n, "delay_ns")) r.timing.delay_ns = in_.integer(*v, 0, kMaxFaultNs);
+    if (auto v = in_.optional(n, "jitter_ns")) r.timing.jitter_ns = in_.integer(*v, 0, kMaxFaultNs);
+    if (auto v = in_.optional(n, "overtake"))
+      r.timing.overtake = static_cast<std::uint32_t>(in_.integer(*v, 1, UINT32_MAX));
+    if (auto v = in_.optional(n, "max_hold_ns"))
+      r.timing.max_hold_ns = in_.integer(*v, 0, kMaxFaultNs);
+  }
+
+  // One rule of the language of docs/faults.md. "qp=NAME" names a scenario QP (on either end of
+  // the link): its QPN is filled in at run time, so the text is parsed with a placeholder.
+  model::FaultRule rule(const Node& n, const LinkSpec& l) {
+    std::string text = in_.string(n);
+    std::optional<std::string> qp_name;
+    std::size_t pos = 0;
+    while (pos < text.size()) {
+      while (pos < text.size() && text[pos] == ' ') ++pos;
+      const std::size_t start = pos;
+      while (pos < text.size() && text[pos] != ' ') ++pos;
+      const std::string term = text.substr(start, pos - start);
+      if (term.rfind("qp=", 0) != 0) continue;
+      const std::string value = term.substr(3);
+      if (!valid_name(value) || Reader::looks_numeric(value)) continue;
+      qp_name = value;
+      text.replace(start + 3, value.size(), "0");
+      pos = start + 4;
+    }
+    model::RuleParseResult r;
+#ifdef ROCECERT_HAVE_MODEL
+    r = model::parse_fault_rule(text);
+#endif
+    if (!r.ok()) {
+      std::string msg = r.error;
+      if (qp_name) {  // show the term as written, not with the placeholder
+        const std::string placeholder = "\"qp=0\"";
+        const std::size_t at = msg.find(placeholder);
+        if (at != std::string::npos) msg.replace(at, placeholder.size(), "\"qp=" + *qp_name + "\"");
+      }
+      in_.fail(n, msg);
+    }
+    if (qp_name) {
+      pending_rule_qps_.push_back(
+          {sc_.links.size(), l.faults.rules.size(), *qp_name, n.path, r.rule.match.direction});
+    }
+    return r.rule;
+  }
+
+  // After the steps: the QPs that rules name exist, on an end of their link.
+  void resolve_rule_qps() {
+    for (const PendingRuleQp& p : pending_rule_qps_) {
+      LinkSpec& l = sc_.links[p.link];
+      const json_input::json name_value = p.name;
+      const ObjId id = ref(Node{&name_value, p.path}, {ObjectKind::QP});
+      const NamedObject& qp = sc_.objects[id];
+      const std::string& a = sc_.adapters[l.a].config.name;
+      const std::string& b = sc_.adapters[l.b].config.name;
+      if (qp.adapter_index != l.a && qp.adapter_index != l.b)
+        in_.fail(p.path, fmt::format("QP \"{}\" is on adapter \"{}\", which is not an end of "
+                                     "this link ({} and {})",
+                                     qp.name, adapter_name(qp), a, b));
+      if (p.direction) {
+        const bool to_b = *p.direction == model::LinkDirection::A_TO_B;
+        if (qp.adapter_index != (to_b ? l.b : l.a))
+          in_.fail(p.path,
+                   fmt::format("qp={} is a DestQP on adapter \"{}\", but dir={} frames go to "
+                               "adapter \"{}\"",
+                               qp.name, adapter_name(qp), to_b ? "a>b" : "b>a", to_b ? b : a));
+      }
+      l.rule_qps.push_back({p.rule, id, p.path});
+      if (l.install_after_step == SIZE_MAX || qp.step > l.install_after_step)
+        l.install_after_step = qp.step;
+    }
   }
 
   // --- steps ---------------------------------------------------------------------------------
@@ -453,6 +571,12 @@ class Loader {
       s.body = create_cq(n, index);
     } else if (op == "create_qp") {
       s.body = create_qp(n, index);
+    } else if (op == "create_srq") {
+      s.body = create_srq(n, index);
+    } else if (op == "post_srq_recv") {
+      s.body = post_srq_recv(n);
+    } else if (op == "arm_srq_limit") {
+      s.body = arm_srq_limit(n);
     } else if (op == "modify_qp") {
       s.body = modify_qp(n);
     } else if (op == "post_recv") {
@@ -606,8 +730,8 @@ class Loader {
   }
 
   CreateQpStep create_qp(const Node& n, std::size_t index) {
-    in_.object(
-        n, {"op", "as", "pd", "type", "send_cq", "recv_cq", "cap", "sq_sig_all", "expect_error"});
+    in_.object(n, {"op", "as", "pd", "type", "send_cq", "recv_cq", "srq", "cap", "sq_sig_all",
+                   "expect_error"});
     CreateQpStep s;
     s.pd = ref(in_.required(n, "pd"), {ObjectKind::PD});
     s.type = in_.enumerated<qp::QpType>(in_.required(n, "type"), names::qp_types(), "QP type");
@@ -629,10 +753,45 @@ class Loader {
       if (auto v = in_.optional(*c, "max_recv_sge")) s.caps.max_recv_sge = in_.u32(*v);
       if (auto v = in_.optional(*c, "max_inline_data")) s.caps.max_inline_data = in_.u32(*v);
     }
+    if (auto v = in_.optional(n, "srq")) {
+      s.srq = ref(*v, {ObjectKind::SRQ});
+      same_adapter(*v, s.srq, s.pd);
+    }
     if (auto v = in_.optional(n, "sq_sig_all")) s.sq_sig_all = in_.boolean(*v);
     s.expect_error = expect_error(n, names::modify_errors(), "QP error");
     s.qp = declare(in_.required(n, "as"), ObjectKind::QP, sc_.objects[s.pd].adapter_index, index);
     sc_.objects[s.qp].qp_type = s.type;
+    return s;
+  }
+
+  CreateSrqStep create_srq(const Node& n, std::size_t index) {
+    in_.object(n, {"op", "as", "pd", "max_wr", "max_sge"});
+    CreateSrqStep s;
+    const ObjId pd = ref(in_.required(n, "pd"), {ObjectKind::PD});
+    if (auto v = in_.optional(n, "max_wr"))
+      s.max_wr = static_cast<std::uint32_t>(in_.integer(*v, 1, UINT32_MAX));
+    if (auto v = in_.optional(n, "max_sge")) s.max_sge = in_.u32(*v);
+    s.srq = declare(in_.required(n, "as"), ObjectKind::SRQ, sc_.objects[pd].adapter_index, index);
+    return s;
+  }
+
+  PostSrqRecvStep post_srq_recv(const Node& n) {
+    in_.object(n, {"op", "srq", "wr", "expect_error"});
+    PostSrqRecvStep s;
+    s.srq = ref(in_.required(n, "srq"), {ObjectKind::SRQ});
+    const Node wr = in_.required(n, "wr");
+    in_.object(wr, {"wr_id", "sg_list"});
+    if (auto v = in_.optional(wr, "wr_id")) s.wr_id = in_.u64(*v);
+    if (auto v = in_.optional(wr, "sg_list")) s.sg_list = sg_list(*v, s.srq);
+    s.expect_error = expect_error(n, names::post_errors(), "post error");
+    return s;
+  }
+
+  ArmSrqLimitStep arm_srq_limit(const Node& n) {
+    in_.object(n, {"op", "srq", "limit"});
+    ArmSrqLimitStep s;
+    s.srq = ref(in_.required(n, "srq"), {ObjectKind::SRQ});
+    s.limit = in_.u32(in_.required(n, "limit"));
     return s;
   }
 
@@ -959,10 +1118,11 @@ class Loader {
   }
 
   ExpectStep expect(const Node& n) {
-    in_.object(n, {"op", "completions", "memory", "qp_state"});
+    in_.object(n, {"op", "completions", "memory", "qp_state", "async_events"});
     ExpectStep s;
-    if (!in_.has(n, "completions") && !in_.has(n, "memory") && !in_.has(n, "qp_state"))
-      in_.fail(n, "needs at least one of: completions, memory, qp_state");
+    if (!in_.has(n, "completions") && !in_.has(n, "memory") && !in_.has(n, "qp_state") &&
+        !in_.has(n, "async_events"))
+      in_.fail(n, "needs at least one of: completions, memory, qp_state, async_events");
     if (auto c = in_.optional(n, "completions")) {
       if (!(*c)->is_object())
         in_.fail(*c, fmt::format("expected an object {{CQ name: [completions]}}, got {}",
@@ -994,7 +1154,76 @@ class Loader {
         s.qp_states.push_back(e);
       }
     }
+    if (auto a = in_.optional(n, "async_events")) {
+      if (!(*a)->is_object())
+        in_.fail(*a, fmt::format("expected an object {{adapter name: [events]}}, got {}",
+                                 json_input::type_name(**a)));
+      for (auto it = (*a)->begin(); it != (*a)->end(); ++it) {
+        AsyncExpect e;
+        const Node list = a->child(it.key());
+        e.path = list.path;
+        const json_input::json name_value = it.key();
+        const ObjId adapter = ref(Node{&name_value, list.path}, {ObjectKind::ADAPTER});
+        e.adapter = sc_.objects[adapter].adapter_index;
+        for (const Node& ev : in_.array(list)) e.events.push_back(async_event(ev, adapter));
+        s.async_events.push_back(std::move(e));
+      }
+    }
     return s;
+  }
+
+  // "SRQ_LIMIT_REACHED", or {"event": "SRQ_LIMIT_REACHED", "srq": "srqB"}: the element key is
+  // the one the event's kind names (qp, cq or srq), on the adapter the list is for.
+  AsyncEventExpect async_event(const Node& n, ObjId adapter) {
+    AsyncEventExpect e;
+    e.path = n.path;
+    if (n->is_string()) {
+      const auto kind =
+          in_.enumerated<errors::AsyncEventType>(n, names::async_events(), "asynchronous event");
+      e.kind = names::name_of(names::async_events(), kind);
+      return e;
+    }
+    in_.object(n, {"event", "qp", "cq", "srq"});
+    const Node kn = in_.required(n, "event");
+    const auto kind =
+        in_.enumerated<errors::AsyncEventType>(kn, names::async_events(), "asynchronous event");
+    e.kind = names::name_of(names::async_events(), kind);
+    std::string_view want;
+    ObjectKind want_kind = ObjectKind::QP;
+    switch (errors::event_target(kind)) {
+      case errors::EventTarget::QP:
+        want = "qp";
+        break;
+      case errors::EventTarget::CQ:
+        want = "cq";
+        want_kind = ObjectKind::CQ;
+        break;
+      case errors::EventTarget::SRQ:
+        want = "srq";
+        want_kind = ObjectKind::SRQ;
+        break;
+      case errors::EventTarget::NONE:
+      case errors::EventTarget::WQ:
+      case errors::EventTarget::PORT:
+      case errors::EventTarget::DEVICE:
+        break;
+    }
+    for (std::string_view key : {"qp", "cq", "srq"}) {
+      if (!in_.has(n, key) || key == want) continue;
+      in_.fail(n.child(key),
+               want.empty() ? fmt::format("{} names no QP, CQ or SRQ", e.kind)
+                            : fmt::format("{} names {}; give \"{}\"", e.kind, an(want_kind), want));
+    }
+    if (!want.empty()) {
+      if (auto v = in_.optional(n, want)) {
+        e.element = ref(*v, {want_kind});
+        const NamedObject& o = sc_.objects[e.element];
+        if (o.adapter_index != sc_.objects[adapter].adapter_index)
+          in_.fail(*v, fmt::format("{} \"{}\" is on adapter \"{}\", not \"{}\"", to_string(o.kind),
+                                   o.name, adapter_name(o), sc_.objects[adapter].name));
+      }
+    }
+    return e;
   }
 
   CompletionExpect completion(const Node& n) {
@@ -1043,9 +1272,18 @@ class Loader {
     return m;
   }
 
+  struct PendingRuleQp {
+    std::size_t link = 0;
+    std::size_t rule = 0;
+    std::string name;
+    std::string path;
+    std::optional<model::LinkDirection> direction;
+  };
+
   Reader in_;
   Scenario sc_;
   std::map<std::string, std::pair<ObjectKind, std::string>> later_;
+  std::vector<PendingRuleQp> pending_rule_qps_;
 };
 
 }  // namespace

@@ -148,6 +148,17 @@ Table<model::PostError> post_errors() {
       {"BAD_ATOMIC", PostError::BAD_ATOMIC},
       {"MESSAGE_TOO_LONG", PostError::MESSAGE_TOO_LONG},
       {"QUEUE_FULL", PostError::QUEUE_FULL},
+      {"SRQ_ATTACHED", PostError::SRQ_ATTACHED},
+  };
+  return t;
+}
+
+Table<errors::AsyncEventType> async_events() {
+  using errors::AsyncEventType;
+  static constexpr EnumName<AsyncEventType> t[] = {
+#define ROCECERT_X(name, value, target) {#name, AsyncEventType::name},
+      ROCECERT_ASYNC_EVENTS(ROCECERT_X)
+#undef ROCECERT_X
   };
   return t;
 }

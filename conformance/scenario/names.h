@@ -7,6 +7,7 @@
 
 #include "json_reader.h"
 #include "rocecert/cq/wc.h"
+#include "rocecert/errors/async_event.h"
 #include "rocecert/mem/keys.h"
 #include "rocecert/mem/mem_table.h"
 #include "rocecert/model/adapter.h"
@@ -33,8 +34,9 @@ Table<cq::WcFlag> wc_flags();
 Table<qp::ModifyError> modify_errors();
 Table<mem::MemErrc> mem_errors();
 Table<model::PostError> post_errors();
-Table<std::uint8_t> flush_types();   // FETH placement type bits
-Table<std::uint8_t> flush_levels();  // FETH selectivity level
+Table<std::uint8_t> flush_types();             // FETH placement type bits
+Table<std::uint8_t> flush_levels();            // FETH selectivity level
+Table<errors::AsyncEventType> async_events();  // ibv_event_type without IBV_EVENT_
 
 // The name of a value in a table, or "?".
 template <typename E>

@@ -8,19 +8,57 @@
 
 #include "names.h"
 #include "rocecert/model/simulation.h"
+#include "rocecert/wire/decode.h"
 
 namespace rocecert::conformance {
 
 namespace {
 
-// Counts transmitted frames and remembers when each completion entered its CQ (CQs are FIFO,
-// so the n-th completion polled from a CQ is the n-th one pushed).
+// One asynchronous event as the runner keeps it (the observer's strings live only during the
+// call).
+struct SeenAsyncEvent {
+  sim::SimTime t = 0;
+  std::string kind;
+  std::uint32_t object = 0;
+};
+
+// One fault the link injected, for the printed log.
+struct SeenFault {
+  sim::SimTime t = 0;
+  std::uint32_t from_adapter = 0;
+  std::string action;
+  std::string rule;
+  std::string frame;  // "RC_RDMA_WRITE_MIDDLE QP=0x12 PSN=101"
+};
+
+// Counts transmitted frames, remembers when each completion entered its CQ (CQs are FIFO, so
+// the n-th completion polled from a CQ is the n-th one pushed), and keeps the asynchronous
+// events and the injected faults.
 class RunObserver final : public trace::Observer {
  public:
   void on_frame(const trace::FrameEvent& e) override {
     if (e.dir == trace::Direction::TX) ++frames;
   }
   void on_cqe(const trace::CqeEvent& e) override { cqe_times[{e.adapter, e.cq}].push_back(e.t); }
+  void on_async_event(const trace::AsyncEvent& e) override {
+    async[e.adapter].push_back({e.t, std::string(e.kind), e.object});
+    async_log.emplace_back(e.adapter, async[e.adapter].back());
+  }
+  void on_fault(const trace::FaultEvent& e) override {
+    ++fault_count;
+    if (faults_kept >= kMaxFaultsKept) return;
+    ++faults_kept;
+    SeenFault f{e.t, e.from_adapter, std::string(e.action), std::string(e.rule), ""};
+    wire::DecodeOptions opts;
+    opts.verify_icrc = false;
+    const wire::ParsedFrame p = wire::decode(e.bytes, opts);
+    if (!p.has_error && p.roce && p.has_bth && p.op != nullptr) {
+      f.frame = fmt::format("{} QP={:#x} PSN={}", p.op->name, p.bth.dqpn, p.bth.psn);
+    } else {
+      f.frame = fmt::format("a frame of {} bytes", e.bytes.size());
+    }
+    faults.push_back(std::move(f));
+  }
   // When the oldest unpolled completion of (adapter, cq) was queued; `fallback` if unknown.
   sim::SimTime take(std::uint32_t adapter, std::uint32_t cq, sim::SimTime fallback) {
     auto it = cqe_times.find({adapter, cq});
@@ -29,8 +67,14 @@ class RunObserver final : public trace::Observer {
     it->second.pop_front();
     return t;
   }
+  static constexpr std::size_t kMaxFaultsKept = 1000;
   std::uint64_t frames = 0;
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::deque<sim::SimTime>> cqe_times;
+  std::map<std::uint32_t, std::vector<SeenAsyncEvent>> async;       // per adapter id, in order
+  std::vector<std::pair<std::uint32_t, SeenAsyncEvent>> async_log;  // not yet printed
+  std::uint64_t fault_count = 0;
+  std::uint64_t faults_kept = 0;  // at most kMaxFaultsKept per run
+  std::vector<SeenFault> faults;  // kept and not yet printed
 };
 
 std::string hex_bytes(const std::vector<std::uint8_t>& b, std::size_t from, std::size_t max) {
@@ -67,6 +111,7 @@ struct ObjState {
   mem::MwKeys mw{};
   std::uint32_t cq = 0;
   qp::Qpn qpn{};
+  std::uint32_t srq = 0;
 };
 
 class Runner {
@@ -83,11 +128,18 @@ class Runner {
       adapters_.push_back(&sim_.add_adapter(c));
       objs_[sc_.adapters[i].object].created = true;
     }
-    for (const LinkSpec& l : sc_.links)
-      sim_.connect(*adapters_[l.a], *adapters_[l.b], l.latency_ns, l.gbps);
+    for (const LinkSpec& l : sc_.links) {
+      links_.push_back(
+          &sim_.connect(*adapters_[l.a], *adapters_[l.b], l.latency_ns, l.gbps,
+                        l.install_after_step == SIZE_MAX ? l.faults : model::FaultPlan{}));
+    }
     if (opt_.out && !opt_.quiet && !sc_.description.empty())
       fmt::print(opt_.out, "{}: {}\n", sc_.file, sc_.description);
-    for (const Step& s : sc_.steps) std::visit([&](const auto& body) { exec(s, body); }, s.body);
+    for (std::size_t i = 0; i < sc_.steps.size(); ++i) {
+      const Step& s = sc_.steps[i];
+      std::visit([&](const auto& body) { exec(s, body); }, s.body);
+      install_faults_after(i);
+    }
     poll_all();
     result_.end_time = sim_.events().now();
     verdict();
@@ -102,6 +154,27 @@ class Runner {
   }
 
   model::Adapter& adapter_of(ObjId id) { return *adapters_.at(sc_.objects.at(id).adapter_index); }
+
+  // A link whose fault rules name QPs gets its plan once the last of them exists: the rules'
+  // DestQP is then that QP's number.
+  void install_faults_after(std::size_t step) {
+    for (std::size_t i = 0; i < sc_.links.size(); ++i) {
+      const LinkSpec& l = sc_.links[i];
+      if (l.install_after_step != step) continue;
+      model::FaultPlan plan = l.faults;
+      bool ok = true;
+      for (const RuleQpRef& r : l.rule_qps) {
+        if (!objs_[r.qp].created) {
+          fail(r.path, fmt::format("the link's faults are not installed: QP \"{}\" does not exist",
+                                   sc_.objects[r.qp].name));
+          ok = false;
+          continue;
+        }
+        plan.rules.at(r.rule).match.dest_qp = objs_[r.qp].qpn.value();
+      }
+      if (ok) links_[i]->set_faults(std::move(plan));
+    }
+  }
 
   // True when the object exists; otherwise the step is skipped with a failure naming why.
   bool need(ObjId id, const Step& s) {
@@ -217,6 +290,10 @@ class Runner {
     p.recv_cq = qp::CqId{objs_[b.recv_cq].cq};
     p.caps = b.caps;
     p.sq_sig_all = b.sq_sig_all;
+    if (b.srq != kNoObj) {
+      if (!need(b.srq, s)) return;
+      p.srq = qp::SrqId{objs_[b.srq].srq};
+    }
     const qp::CreateResult r = adapter_of(b.qp).create_qp(p);
     check_result(s, b.expect_error, r.error, names::modify_errors());
     if (r.ok()) {
@@ -224,6 +301,27 @@ class Runner {
       objs_[b.qp].created = true;
       qp_names_[{sc_.objects[b.qp].adapter_index, r.qpn.value()}] = b.qp;
     }
+  }
+
+  void exec(const Step&, const CreateSrqStep& b) {
+    objs_[b.srq].srq = adapter_of(b.srq).create_srq(b.max_wr, b.max_sge);
+    objs_[b.srq].created = true;
+  }
+
+  void exec(const Step& s, const PostSrqRecvStep& b) {
+    if (!need(b.srq, s)) return;
+    model::RecvWr wr;
+    wr.wr_id = b.wr_id;
+    if (!resolve(b.sg_list, s, wr.sg_list)) return;
+    const model::PostError e = adapter_of(b.srq).post_srq_recv(objs_[b.srq].srq, wr);
+    check_result(s, b.expect_error, e, names::post_errors());
+  }
+
+  void exec(const Step& s, const ArmSrqLimitStep& b) {
+    if (!need(b.srq, s)) return;
+    if (!adapter_of(b.srq).arm_srq_limit(objs_[b.srq].srq, b.limit))
+      fail(s.path,
+           fmt::format("arm_srq_limit: the model refused limit {} (above max_wr?)", b.limit));
   }
 
   void exec(const Step& s, const ModifyQpStep& b) {
@@ -303,11 +401,13 @@ class Runner {
     for (const CqExpect& e : b.completions) check_completions(s, e);
     for (const MemoryExpect& m : b.memory) check_memory(m);
     for (const QpStateExpect& q : b.qp_states) check_qp_state(s, q);
+    for (const AsyncExpect& a : b.async_events) check_async_events(s, a);
   }
 
   // --- polling and checks ----------------------------------------------------------------------
 
   void poll_all() {
+    print_events();
     for (std::size_t id = 0; id < sc_.objects.size(); ++id) {
       if (sc_.objects[id].kind != ObjectKind::CQ || !objs_[id].created) continue;
       const auto obj = static_cast<ObjId>(id);
@@ -326,19 +426,132 @@ class Runner {
     }
   }
 
+  // The faults injected and the asynchronous events raised since the last call, one row each
+  // (at most RunObserver::kMaxFaultsKept faults per run; the trace has them all).
+  void print_events() {
+    if (!opt_.out || opt_.quiet) {
+      counter_.faults.clear();
+      counter_.async_log.clear();
+      return;
+    }
+    for (const SeenFault& f : counter_.faults) {
+      const std::size_t from = adapter_index(f.from_adapter);
+      std::string to = "?";
+      for (const LinkSpec& l : sc_.links) {
+        if (l.a == from) to = sc_.adapters[l.b].config.name;
+        if (l.b == from) to = sc_.adapters[l.a].config.name;
+      }
+      print_header();
+      fmt::print(opt_.out, "{:>12}  {:<8} fault: {} {} \u2192 {}: {} [{}]\n", f.t,
+                 sc_.adapters[from].config.name, f.action, sc_.adapters[from].config.name, to,
+                 f.frame, f.rule);
+    }
+    if (counter_.fault_count > RunObserver::kMaxFaultsKept && !faults_capped_) {
+      fmt::print(opt_.out, "note: only the first {} faults are listed; --trace records them all\n",
+                 RunObserver::kMaxFaultsKept);
+      faults_capped_ = true;
+    }
+    counter_.faults.clear();
+    for (const auto& [id, e] : counter_.async_log) {
+      const std::size_t a = adapter_index(id);
+      print_header();
+      fmt::print(opt_.out, "{:>12}  {:<8} async event: {} {}\n", e.t, sc_.adapters[a].config.name,
+                 e.kind, element_label(a, e.kind, e.object));
+    }
+    counter_.async_log.clear();
+  }
+
+  std::size_t adapter_index(std::uint32_t id) const {
+    for (std::size_t i = 0; i < adapters_.size(); ++i)
+      if (adapters_[i]->id() == id) return i;
+    return 0;
+  }
+
+  // The scenario name of the QP, CQ or SRQ an asynchronous event names.
+  std::string element_label(std::size_t adapter, std::string_view kind, std::uint32_t value) const {
+    errors::AsyncEventType type = errors::AsyncEventType::NONE;
+    for (const auto& e : names::async_events())
+      if (e.name == kind) type = e.value;
+    ObjectKind k = ObjectKind::QP;
+    switch (errors::event_target(type)) {
+      case errors::EventTarget::QP:
+        return qp_label(adapter, value);
+      case errors::EventTarget::CQ:
+        k = ObjectKind::CQ;
+        break;
+      case errors::EventTarget::SRQ:
+        k = ObjectKind::SRQ;
+        break;
+      case errors::EventTarget::NONE:
+      case errors::EventTarget::WQ:
+      case errors::EventTarget::PORT:
+      case errors::EventTarget::DEVICE:
+        return fmt::format("{}", value);
+    }
+    for (std::size_t id = 0; id < sc_.objects.size(); ++id) {
+      const NamedObject& o = sc_.objects[id];
+      if (o.kind != k || o.adapter_index != adapter || !objs_[id].created) continue;
+      if ((k == ObjectKind::CQ ? objs_[id].cq : objs_[id].srq) == value)
+        return fmt::format("{} ({})", o.name, value);
+    }
+    return fmt::format("{}", value);
+  }
+
+  void check_async_events(const Step& s, const AsyncExpect& e) {
+    const std::size_t adapter = e.adapter;
+    std::vector<SeenAsyncEvent>& got = counter_.async[adapters_[adapter]->id()];
+    const std::string& aname = sc_.adapters[adapter].config.name;
+    for (std::size_t i = 0; i < e.events.size(); ++i) {
+      const AsyncEventExpect& x = e.events[i];
+      ++result_.checks;
+      if (i >= got.size()) {
+        fail(x.path, fmt::format("missing: adapter \"{}\" raised {} asynchronous event{}", aname,
+                                 got.size(), got.size() == 1 ? "" : "s"));
+        continue;
+      }
+      const SeenAsyncEvent& g = got[i];
+      std::vector<std::string> diffs;
+      if (g.kind != x.kind)
+        diffs.push_back(fmt::format("event: expected {}, got {}", x.kind, g.kind));
+      if (x.element != kNoObj && need(x.element, s)) {
+        const ObjState& o = objs_[x.element];
+        const ObjectKind k = sc_.objects[x.element].kind;
+        const std::uint32_t want = k == ObjectKind::QP   ? o.qpn.value()
+                                   : k == ObjectKind::CQ ? o.cq
+                                                         : o.srq;
+        if (want != g.object)
+          diffs.push_back(fmt::format("element: expected {}, got {}",
+                                      element_label(adapter, x.kind, want),
+                                      element_label(adapter, g.kind, g.object)));
+      }
+      if (!diffs.empty()) {
+        std::string msg;
+        for (const std::string& d : diffs) msg += (msg.empty() ? "" : "; ") + d;
+        fail(x.path, msg);
+      }
+    }
+    for (std::size_t i = e.events.size(); i < got.size(); ++i)
+      fail(e.path, fmt::format("unexpected asynchronous event #{}: {} {} at {} ns", i, got[i].kind,
+                               element_label(adapter, got[i].kind, got[i].object), got[i].t));
+    got.clear();
+  }
+
   std::string qp_label(std::size_t adapter, std::uint32_t qpn) const {
     auto it = qp_names_.find({adapter, qpn});
     if (it == qp_names_.end()) return fmt::format("{:#08x}", qpn);
     return fmt::format("{} ({:#x})", sc_.objects[it->second].name, qpn);
   }
 
+  void print_header() {
+    if (header_printed_) return;
+    fmt::print(opt_.out, "{:>12}  {:<8} {:<8} {:>10}  {:<18} {:<18} {:>8}  {}\n", "time_ns",
+               "adapter", "cq", "wr_id", "status", "opcode", "byte_len", "qp");
+    header_printed_ = true;
+  }
+
   void print_row(const PolledCompletion& pc) {
     if (!opt_.out || opt_.quiet) return;
-    if (!header_printed_) {
-      fmt::print(opt_.out, "{:>12}  {:<8} {:<8} {:>10}  {:<18} {:<18} {:>8}  {}\n", "time_ns",
-                 "adapter", "cq", "wr_id", "status", "opcode", "byte_len", "qp");
-      header_printed_ = true;
-    }
+    print_header();
     const cq::Wc& w = pc.wc;
     // ibv_poll_cq(3): the opcode of an error completion is not valid.
     const std::string_view opcode =
@@ -431,8 +644,12 @@ class Runner {
     if (!opt_.out) return;
     for (const Failure& f : result_.failures)
       fmt::print(opt_.out, "FAIL {}: {}\n", f.path, f.message);
+    const std::string faults = counter_.fault_count == 0
+                                   ? std::string()
+                                   : fmt::format("{} fault{}, ", counter_.fault_count,
+                                                 counter_.fault_count == 1 ? "" : "s");
     const std::string stats =
-        fmt::format("{} frames, {} completions, {} simulated, seed {}", counter_.frames,
+        fmt::format("{} frames, {}{} completions, {} simulated, seed {}", counter_.frames, faults,
                     result_.completions.size(), duration(result_.end_time), opt_.seed);
     const char* plural = result_.checks == 1 ? "expectation" : "expectations";
     if (result_.passed()) {
@@ -449,11 +666,13 @@ class Runner {
   RunObserver counter_;  // before sim_: the simulation holds a pointer to it
   model::Simulation sim_;
   std::vector<model::Adapter*> adapters_;
+  std::vector<model::Link*> links_;
   std::vector<ObjState> objs_;
   std::map<ObjId, std::vector<cq::Wc>> pending_;
   std::map<std::pair<std::size_t, std::uint32_t>, ObjId> qp_names_;
   RunResult result_;
   bool header_printed_ = false;
+  bool faults_capped_ = false;
 };
 
 }  // namespace

@@ -185,7 +185,9 @@ TEST(ScenarioLoader, MissingKeys) {
   EXPECT_EQ(error_of(j), "t.json: steps[10]: missing required key \"op\"");
   j = base();
   j["steps"][11] = json{{"op", "expect"}};
-  EXPECT_EQ(error_of(j), "t.json: steps[11]: needs at least one of: completions, memory, qp_state");
+  EXPECT_EQ(
+      error_of(j),
+      "t.json: steps[11]: needs at least one of: completions, memory, qp_state, async_events");
 }
 
 TEST(ScenarioLoader, UnknownAndMisusedNames) {
@@ -610,7 +612,9 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
                                  {"retry_cnt_7_is_infinite", false},
                                  {"send_cnp", true},
                                  {"cnp_interval_ns", 1000},
-                                 {"cnp_traffic_class", 2}};
+                                 {"cnp_traffic_class", 2},
+                                 {"error_profile", "IBA"},
+                                 {"arbitration", "ROUND_ROBIN"}};
   j["adapters"][0]["qp_profile"] = "rxe";
   j["adapters"][0]["first_qpn"] = 100;
   j["adapters"][0]["ip"] = "fd00::1";
@@ -628,11 +632,302 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
   EXPECT_TRUE(c.profile.send_cnp);
   EXPECT_EQ(c.profile.cnp_interval_ns, 1000u);
   EXPECT_EQ(c.profile.cnp_traffic_class, 2);
+  EXPECT_EQ(c.profile.error_profile, errors::ErrorProfile::IBA);
+  EXPECT_EQ(c.profile.arbitration, errors::ArbitrationPolicy::ROUND_ROBIN);
+  EXPECT_EQ(s.adapters[1].config.profile.error_profile, errors::ErrorProfile::RXE);
+  EXPECT_EQ(s.adapters[1].config.profile.arbitration, errors::ArbitrationPolicy::PRECEDENCE);
   EXPECT_TRUE(c.qp.profile.cur_state_selects_row);  // the rxe QP profile
   EXPECT_EQ(c.qp.qpn.first, 100u);
   EXPECT_EQ(c.gid[0], 0xFD);
   EXPECT_EQ(c.gid[15], 1);
+  j["adapters"][0]["profile"]["error_profile"] = "rxe";
+  EXPECT_EQ(error_of(j),
+            "t.json: adapters[0].profile.error_profile: unknown error profile \"rxe\" (expected "
+            "one of: RXE, IBA)");
+  j["adapters"][0]["profile"]["error_profile"] = "RXE";
   j["adapters"][0]["profile"]["ack_syndrome_credits"] = 32;
   EXPECT_EQ(error_of(j),
             "t.json: adapters[0].profile.ack_syndrome_credits: 32 is out of range (0..31)");
+}
+
+// --- link faults (docs/faults.md) -----------------------------------------------------------
+// Fault rules are parsed by the model's rule parser (model/faults.h).
+#ifdef ROCECERT_HAVE_MODEL
+
+TEST(ScenarioLoader, LinkFaultsLoadRatesSeedAndRules) {
+  json j = base();
+  j["links"][0]["faults"] = {
+      {"description", "lossy"},
+      {"seed", 7},
+      {"a_to_b",
+       {{"drop", 0.05}, {"ecn_ce", 1}, {"delay", 0.5}, {"delay_ns", 2000}, {"jitter_ns", 30}}},
+      {"b_to_a", {{"reorder", 0.25}, {"overtake", 3}, {"max_hold_ns", "0x1000"}}},
+      {"rules", {"drop opcode=RC_RDMA_WRITE_MIDDLE qp=0x11 nth=3", "duplicate dir=b>a class=ack"}}};
+  ASSERT_EQ(error_of(j), "");
+  const Scenario s = parse_scenario(j.dump(), "t.json");
+  const model::FaultPlan& p = s.links.at(0).faults;
+  EXPECT_EQ(p.seed, 7u);
+  EXPECT_DOUBLE_EQ(p.a_to_b.drop, 0.05);
+  EXPECT_DOUBLE_EQ(p.a_to_b.ecn_ce, 1.0);
+  EXPECT_DOUBLE_EQ(p.a_to_b.delay, 0.5);
+  EXPECT_EQ(p.a_to_b.timing.delay_ns, 2000u);
+  EXPECT_EQ(p.a_to_b.timing.jitter_ns, 30u);
+  EXPECT_DOUBLE_EQ(p.b_to_a.reorder, 0.25);
+  EXPECT_EQ(p.b_to_a.timing.overtake, 3u);
+  EXPECT_EQ(p.b_to_a.timing.max_hold_ns, 0x1000u);
+  ASSERT_EQ(p.rules.size(), 2u);
+  EXPECT_EQ(p.rules[0],
+            model::parse_fault_rule("drop opcode=RC_RDMA_WRITE_MIDDLE qp=0x11 nth=3").rule);
+  EXPECT_EQ(model::format_rule(p.rules[1]), "duplicate dir=b>a class=ack");
+  // Only literal QPNs: the plan goes on the link from the start.
+  EXPECT_TRUE(s.links[0].rule_qps.empty());
+  EXPECT_EQ(s.links[0].install_after_step, SIZE_MAX);
+  // No "faults": an empty plan.
+  EXPECT_TRUE(parse_scenario(base().dump(), "t.json").links[0].faults.empty());
+}
+
+TEST(ScenarioLoader, FaultRulesNameQpsThatResolveAtRunTime) {
+  json j = base();
+  j["links"][0]["faults"]["rules"] = {"drop dir=a>b class=request qp=qpB",
+                                      "drop qp=qpA class=ack nth=1", "corrupt psn=5"};
+  ASSERT_EQ(error_of(j), "");
+  const Scenario s = parse_scenario(j.dump(), "t.json");
+  const LinkSpec& l = s.links[0];
+  ASSERT_EQ(l.rule_qps.size(), 2u);
+  EXPECT_EQ(l.rule_qps[0].rule, 0u);
+  EXPECT_EQ(s.object(l.rule_qps[0].qp).name, "qpB");
+  EXPECT_EQ(l.rule_qps[0].path, "links[0].faults.rules[0]");
+  EXPECT_EQ(l.rule_qps[1].rule, 1u);
+  EXPECT_EQ(s.object(l.rule_qps[1].qp).name, "qpA");
+  // Installed once the last named QP exists: qpB is created by steps[7].
+  EXPECT_EQ(l.install_after_step, 7u);
+  // The rest of each rule is parsed as written; the QPN is a placeholder until then.
+  EXPECT_EQ(l.faults.rules[0].match.direction, model::LinkDirection::A_TO_B);
+  EXPECT_EQ(l.faults.rules[1].first, 1u);
+  EXPECT_EQ(l.faults.rules[1].last, 1u);
+  EXPECT_FALSE(l.faults.rules[2].match.dest_qp.has_value());
+}
+
+TEST(ScenarioLoader, FaultErrorsNameTheRuleAndWhatParseFaultRuleSays) {
+  json j = base();
+  j["links"][0]["faults"]["rules"] = {"drop class=ack", "drop qpn=3"};
+  EXPECT_EQ(
+      error_of(j),
+      "t.json: links[0].faults.rules[1]: \"qpn=3\": unknown key (dir, opcode, class, pos, qp, "
+      "psn, ackreq, nth, delay, jitter, overtake, hold)");
+  j["links"][0]["faults"]["rules"] = {"lose class=ack"};
+  EXPECT_EQ(error_of(j).rfind("t.json: links[0].faults.rules[0]: \"lose\": unknown action", 0), 0u)
+      << error_of(j);
+  j["links"][0]["faults"]["rules"] = {"drop opcode=RC_WRITE_MIDDLE"};
+  EXPECT_EQ(
+      error_of(j).rfind("t.json: links[0].faults.rules[0]: \"opcode=RC_WRITE_MIDDLE\": unknown", 0),
+      0u)
+      << error_of(j);
+  j["links"][0]["faults"]["rules"] = {""};
+  EXPECT_EQ(error_of(j), "t.json: links[0].faults.rules[0]: \"\": empty rule");
+  // A term after a QP name is reported as written.
+  j["links"][0]["faults"]["rules"] = {"drop qp=qpB nth=0"};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.rules[0]: \"nth=0\": occurrences count from 1 and a range "
+            "must not be empty");
+  j["links"][0]["faults"]["rules"] = {"drop qp=0x1000000"};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.rules[0]: \"qp=0x1000000\": qp is a 24-bit number");
+  j["links"][0]["faults"]["rules"] = {"drop qp=q!"};
+  EXPECT_EQ(error_of(j), "t.json: links[0].faults.rules[0]: \"qp=q!\": qp is a 24-bit number");
+  j["links"][0]["faults"]["rules"] = {3};
+  EXPECT_EQ(error_of(j).rfind("t.json: links[0].faults.rules[0]: expected a string", 0), 0u)
+      << error_of(j);
+  j["links"][0]["faults"]["rules"] = "drop";
+  EXPECT_EQ(error_of(j), "t.json: links[0].faults.rules: expected an array, got string");
+}
+
+TEST(ScenarioLoader, FaultRuleQpNamesMustResolveToAQpOnTheRightEnd) {
+  json j = base();
+  j["links"][0]["faults"]["rules"] = {"drop class=ack", "drop qp=qpX"};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.rules[1]: unknown QP \"qpX\" (did you mean \"qpA\"?)");
+  j["links"][0]["faults"]["rules"] = {"drop qp=mrB"};
+  EXPECT_EQ(error_of(j), "t.json: links[0].faults.rules[0]: \"mrB\" is an MR, not a QP");
+  // Frames a>b go to B: their DestQP is one of B's QPs.
+  j["links"][0]["faults"]["rules"] = {"drop dir=a>b qp=qpA"};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.rules[0]: qp=qpA is a DestQP on adapter \"A\", but dir=a>b "
+            "frames go to adapter \"B\"");
+  j["links"][0]["faults"]["rules"] = {"drop dir=b>a qp=qpB"};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.rules[0]: qp=qpB is a DestQP on adapter \"B\", but dir=b>a "
+            "frames go to adapter \"A\"");
+  // A QP on an adapter the link does not join.
+  j = base();
+  j["adapters"].push_back({{"name", "C"}, {"mac", "02:00:00:00:00:03"}, {"ip", "10.0.0.3"}});
+  j["steps"].push_back({{"op", "alloc_pd"}, {"adapter", "C"}, {"as", "pdC"}});
+  j["steps"].push_back({{"op", "create_cq"}, {"adapter", "C"}, {"as", "cqC"}});
+  j["steps"].push_back(
+      {{"op", "create_qp"}, {"pd", "pdC"}, {"as", "qpC"}, {"type", "RC"}, {"send_cq", "cqC"}});
+  j["links"][0]["faults"]["rules"] = {"drop qp=qpC"};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.rules[0]: QP \"qpC\" is on adapter \"C\", which is not an end "
+            "of this link (A and B)");
+}
+
+TEST(ScenarioLoader, FaultRatesAndKeysAreChecked) {
+  json j = base();
+  j["links"][0]["faults"] = {{"a_to_b", {{"drop", 1.5}}}};
+  EXPECT_EQ(error_of(j), "t.json: links[0].faults.a_to_b.drop: 1.5 is out of range (0..1)");
+  j["links"][0]["faults"] = {{"b_to_a", {{"corrupt", "0.1"}}}};
+  EXPECT_EQ(error_of(j), "t.json: links[0].faults.b_to_a.corrupt: expected a number, got string");
+  j["links"][0]["faults"] = {{"a_to_b", {{"overtake", 0}}}};
+  EXPECT_EQ(error_of(j).rfind("t.json: links[0].faults.a_to_b.overtake: 0 is out of range", 0), 0u)
+      << error_of(j);
+  j["links"][0]["faults"] = {{"a_to_b", {{"dorp", 0.1}}}};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.a_to_b.dorp: unknown key \"dorp\" (did you mean \"drop\"?)");
+  j["links"][0]["faults"] = {{"rulez", json::array()}};
+  EXPECT_EQ(error_of(j),
+            "t.json: links[0].faults.rulez: unknown key \"rulez\" (did you mean \"rules\"?)");
+  j["links"][0]["faults"] = {{"seed", -1}};
+  EXPECT_EQ(error_of(j).rfind("t.json: links[0].faults.seed: -1 is negative", 0), 0u)
+      << error_of(j);
+  j["links"][0]["faults"] = json::array();
+  EXPECT_EQ(error_of(j), "t.json: links[0].faults: expected an object, got array");
+}
+
+#endif  // ROCECERT_HAVE_MODEL
+
+// --- SRQs and asynchronous events -------------------------------------------------------------
+
+namespace {
+// The base scenario with an SRQ on B used by qpB, a post_srq_recv and an arm_srq_limit.
+json with_srq() {
+  json j = base();
+  auto& st = j["steps"];
+  st.insert(
+      st.begin() + 6,
+      json{{"op", "create_srq"}, {"pd", "pdB"}, {"as", "srqB"}, {"max_wr", 16}, {"max_sge", 2}});
+  st[8]["srq"] = "srqB";  // qpB
+  st.insert(st.begin() + 10,
+            json{{"op", "post_srq_recv"},
+                 {"srq", "srqB"},
+                 {"wr", {{"wr_id", 7}, {"sg_list", {{{"lkey", "mrB"}, {"length", 64}}}}}}});
+  st.insert(st.begin() + 11, json{{"op", "arm_srq_limit"}, {"srq", "srqB"}, {"limit", 1}});
+  return j;
+}
+}  // namespace
+
+TEST(ScenarioLoader, SrqStepsLoad) {
+  const json j = with_srq();
+  ASSERT_EQ(error_of(j), "");
+  const Scenario s = parse_scenario(j.dump(), "t.json");
+  const auto& srq = std::get<CreateSrqStep>(s.steps.at(6).body);
+  EXPECT_EQ(s.object(srq.srq).name, "srqB");
+  EXPECT_EQ(s.object(srq.srq).kind, ObjectKind::SRQ);
+  EXPECT_EQ(s.object(srq.srq).adapter_index, 1u);
+  EXPECT_EQ(srq.max_wr, 16u);
+  EXPECT_EQ(srq.max_sge, 2u);
+  EXPECT_EQ(std::get<CreateQpStep>(s.steps.at(8).body).srq, srq.srq);
+  EXPECT_EQ(std::get<CreateQpStep>(s.steps.at(7).body).srq, kNoObj);
+  const auto& post = std::get<PostSrqRecvStep>(s.steps.at(10).body);
+  EXPECT_EQ(post.srq, srq.srq);
+  EXPECT_EQ(post.wr_id, 7u);
+  ASSERT_EQ(post.sg_list.size(), 1u);
+  EXPECT_EQ(post.sg_list[0].addr, 0x2000u);
+  EXPECT_EQ(post.sg_list[0].length, 64u);
+  EXPECT_EQ(std::get<ArmSrqLimitStep>(s.steps.at(11).body).limit, 1u);
+  // Defaults.
+  json d = with_srq();
+  d["steps"][6].erase("max_wr");
+  d["steps"][6].erase("max_sge");
+  const Scenario sd = parse_scenario(d.dump(), "t.json");
+  EXPECT_EQ(std::get<CreateSrqStep>(sd.steps.at(6).body).max_wr, 64u);
+  EXPECT_EQ(std::get<CreateSrqStep>(sd.steps.at(6).body).max_sge, 4u);
+}
+
+TEST(ScenarioLoader, SrqErrors) {
+  json j = with_srq();
+  j["steps"][7]["srq"] = "srqB";  // qpA is on A
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[7].srq: SRQ \"srqB\" is on adapter \"B\", PD \"pdA\" on adapter \"A\"");
+  j = with_srq();
+  j["steps"][8]["srq"] = "cqB";
+  EXPECT_EQ(error_of(j), "t.json: steps[8].srq: \"cqB\" is a CQ, not an SRQ");
+  j = with_srq();
+  j["steps"][10]["wr"]["sg_list"][0]["lkey"] = "mrA";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[10].wr.sg_list[0].lkey: MR \"mrA\" is on adapter \"A\", SRQ \"srqB\" on "
+            "adapter \"B\"");
+  j = with_srq();
+  j["steps"][10]["srq"] = "srqC";
+  EXPECT_EQ(error_of(j), "t.json: steps[10].srq: unknown SRQ \"srqC\" (did you mean \"srqB\"?)");
+  j = with_srq();
+  j["steps"][11].erase("limit");
+  EXPECT_EQ(error_of(j), "t.json: steps[11]: missing required key \"limit\"");
+  j = with_srq();
+  j["steps"][6]["max_wr"] = 0;
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[6].max_wr: 0 is out of range", 0), 0u) << error_of(j);
+  j = with_srq();
+  j["steps"][10]["expect_error"] = "SRQ_ATTACHD";
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[10].expect_error: unknown post error \"SRQ_ATTACHD\" (did you mean "
+            "\"SRQ_ATTACHED\"?)");
+  // Used before the step that creates it.
+  j = with_srq();
+  std::swap(j["steps"][6], j["steps"][10]);
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[6].srq: SRQ \"srqB\" is used before it is created (steps[10])");
+}
+
+TEST(ScenarioLoader, AsyncEventExpectations) {
+  json j = with_srq();
+  json& x = j["steps"].back();
+  x["async_events"] = {{"B",
+                        {"SRQ_LIMIT_REACHED",
+                         {{"event", "SRQ_LIMIT_REACHED"}, {"srq", "srqB"}},
+                         {{"event", "QP_FATAL"}, {"qp", "qpB"}},
+                         {{"event", "PORT_ERR"}}}},
+                       {"A", json::array()}};
+  ASSERT_EQ(error_of(j), "");
+  const Scenario s = parse_scenario(j.dump(), "t.json");
+  const auto& e = std::get<ExpectStep>(s.steps.back().body);
+  ASSERT_EQ(e.async_events.size(), 2u);
+  const AsyncExpect& b = e.async_events[0].adapter == 1 ? e.async_events[0] : e.async_events[1];
+  ASSERT_EQ(b.events.size(), 4u);
+  EXPECT_EQ(b.events[0].kind, "SRQ_LIMIT_REACHED");
+  EXPECT_EQ(b.events[0].element, kNoObj);
+  EXPECT_EQ(s.object(b.events[1].element).name, "srqB");
+  EXPECT_EQ(b.events[2].kind, "QP_FATAL");
+  EXPECT_EQ(s.object(b.events[2].element).name, "qpB");
+  EXPECT_EQ(b.events[3].path, "steps[14].async_events.B[3]");
+  // An expect step may hold nothing but async_events.
+  json only = base();
+  only["steps"][11] = {{"op", "expect"}, {"async_events", {{"A", json::array()}}}};
+  EXPECT_EQ(error_of(only), "");
+
+  x["async_events"] = {{"B", {"SRQ_LIMIT"}}};
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[14].async_events.B[0]: unknown asynchronous event "
+                              "\"SRQ_LIMIT\" (expected one of: CQ_ERR, QP_FATAL,",
+                              0),
+            0u)
+      << error_of(j);
+  x["async_events"] = {{"B", {"QP_FATL"}}};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[14].async_events.B[0]: unknown asynchronous event \"QP_FATL\" (did you "
+            "mean \"QP_FATAL\"?)");
+  x["async_events"] = {{"B", {{{"event", "SRQ_LIMIT_REACHED"}, {"qp", "qpB"}}}}};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[14].async_events.B[0].qp: SRQ_LIMIT_REACHED names an SRQ; give \"srq\"");
+  x["async_events"] = {{"B", {{{"event", "PORT_ACTIVE"}, {"cq", "cqB"}}}}};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[14].async_events.B[0].cq: PORT_ACTIVE names no QP, CQ or SRQ");
+  x["async_events"] = {{"A", {{{"event", "CQ_ERR"}, {"cq", "cqB"}}}}};
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[14].async_events.A[0].cq: CQ \"cqB\" is on adapter \"B\", not \"A\"");
+  x["async_events"] = {{"Z", json::array()}};
+  EXPECT_EQ(error_of(j), "t.json: steps[14].async_events.Z: unknown adapter \"Z\"");
+  x["async_events"] = {{"B", {{{"srq", "srqB"}}}}};
+  EXPECT_EQ(error_of(j), "t.json: steps[14].async_events.B[0]: missing required key \"event\"");
+  x["async_events"] = json::array();
+  EXPECT_EQ(
+      error_of(j),
+      "t.json: steps[14].async_events: expected an object {adapter name: [events]}, got array");
 }

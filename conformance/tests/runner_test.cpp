@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -230,4 +231,113 @@ TEST(ScenarioRunner, SameSeedSameTraceOtherSeedOtherKeys) {
   EXPECT_EQ(a.trace, c.trace);
   EXPECT_EQ(a.bytes.size(), c.bytes.size());
   EXPECT_NE(a.bytes, c.bytes);
+}
+
+// --- link faults, SRQs, asynchronous events ---------------------------------------------------
+
+namespace {
+json vector_file(const std::string& name) {
+  std::ifstream in(source("vectors/scenarios/" + name));
+  return json::parse(in);
+}
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+}  // namespace
+
+TEST(ScenarioRunner, FaultRulesNamingAQpGetItsQpnWhenItIsCreated) {
+  json j = example("rc_basic.json");
+  // B's QPs start at 0x21, so a rule that matched A's QPN (0x11) would drop nothing.
+  j["adapters"][1]["first_qpn"] = "0x21";
+  j["links"][0]["faults"] = {{"rules", {"drop dir=a>b opcode=RC_SEND_ONLY qp=qpB nth=1"}}};
+  const Outcome o = run(j);
+  EXPECT_TRUE(o.result.passed()) << failures(o.result) << o.out;
+  // The SEND was dropped once and sent again after the ACK timeout (timeout 14: 67 ms).
+  EXPECT_GT(o.result.end_time, 60'000'000u);
+  EXPECT_NE(o.out.find("fault: drop A \u2192 B: RC_SEND_ONLY QP=0x21 PSN=104 [rule 0: drop dir=a>b "
+                       "opcode=RC_SEND_ONLY qp=0x21 nth=1]"),
+            std::string::npos)
+      << o.out;
+  EXPECT_NE(o.out.find("(11 frames, 1 fault, 6 completions"), std::string::npos) << o.out;
+  // The same rule with A's QP as the destination never fires: its frames go the other way.
+  j["links"][0]["faults"]["rules"][0] = "drop dir=b>a class=ack qp=qpA nth=1";
+  const Outcome ack = run(j);
+  EXPECT_TRUE(ack.result.passed()) << failures(ack.result);
+  EXPECT_NE(ack.out.find("fault: drop B \u2192 A: RC_ACKNOWLEDGE QP=0x11"), std::string::npos)
+      << ack.out;
+}
+
+TEST(ScenarioRunner, FaultsOnALinkWhoseNamedQpWasNotCreatedAreNotInstalled) {
+  json j = example("rc_basic.json");
+  j["links"][0]["faults"] = {{"rules", {"drop qp=qpB"}}};
+  j["steps"][7]["cap"] = {{"max_send_wr", 1000000}};  // qpB: create_qp fails
+  const Outcome o = run(j);
+  EXPECT_TRUE(has_failure(o.result, "links[0].faults.rules[0]",
+                          "the link's faults are not installed: QP \"qpB\" does not exist"))
+      << failures(o.result);
+}
+
+TEST(ScenarioRunner, RandomFaultsAreAPureFunctionOfTheScenario) {
+  const json j = vector_file("random_faults.json");
+  const Outcome a = run(j), b = run(j);
+  EXPECT_TRUE(a.result.passed()) << failures(a.result) << a.out;
+  EXPECT_EQ(a.trace, b.trace);
+  EXPECT_EQ(a.bytes, b.bytes);
+  EXPECT_EQ(a.out, b.out);
+  EXPECT_GT(count(a.out, "fault: "), 5u) << a.out;
+  // Another fault seed: other frames hit, the same outcome.
+  json c = j;
+  c["links"][0]["faults"]["seed"] = 8;
+  const Outcome o = run(c);
+  EXPECT_TRUE(o.result.passed()) << failures(o.result) << o.out;
+  EXPECT_NE(o.out, a.out);
+}
+
+TEST(ScenarioRunner, SrqExamplePassesWithItsAsyncEvent) {
+  const Outcome o = run(example("srq.json"));
+  EXPECT_TRUE(o.result.passed()) << failures(o.result) << o.out;
+  EXPECT_EQ(count(o.out, "async event: SRQ_LIMIT_REACHED srqB"), 1u) << o.out;
+  EXPECT_NE(o.trace.find("\"SRQ_LIMIT_REACHED\""), std::string::npos);
+}
+
+TEST(ScenarioRunner, AsyncEventMismatchesAreReported) {
+  json j = example("srq.json");
+  std::size_t limit_check = SIZE_MAX;
+  for (std::size_t i = 0; i < j["steps"].size(); ++i) {
+    const json& s = j["steps"][i];
+    if (s["op"] == "expect" && s.contains("async_events") && !s["async_events"]["B"].empty())
+      limit_check = i;
+  }
+  ASSERT_NE(limit_check, SIZE_MAX);
+  const std::string p = "steps[" + std::to_string(limit_check) + "].async_events";
+  json& ev = j["steps"][limit_check]["async_events"];
+  ev["B"] = {{{"event", "SRQ_ERR"}, {"srq", "srqB"}}, "QP_FATAL"};
+  Outcome o = run(j);
+  EXPECT_TRUE(has_failure(o.result, p + ".B[0]", "event: expected SRQ_ERR, got SRQ_LIMIT_REACHED"))
+      << failures(o.result);
+  EXPECT_TRUE(
+      has_failure(o.result, p + ".B[1]", "missing: adapter \"B\" raised 1 asynchronous event"))
+      << failures(o.result);
+  // An event nobody listed.
+  ev["B"] = json::array();
+  o = run(j);
+  EXPECT_TRUE(has_failure(o.result, p + ".B",
+                          "unexpected asynchronous event #0: SRQ_LIMIT_REACHED srqB (1) at"))
+      << failures(o.result);
+}
+
+TEST(ScenarioRunner, EveryVectorAndExamplePasses) {
+  int n = 0;
+  for (const char* dir : {"examples", "vectors/scenarios"}) {
+    for (const auto& e : std::filesystem::directory_iterator(source(dir))) {
+      if (e.path().extension() != ".json") continue;
+      ++n;
+      std::ifstream in(e.path());
+      const Outcome o = run(json::parse(in));
+      EXPECT_TRUE(o.result.passed()) << e.path() << "\n" << failures(o.result) << o.out;
+    }
+  }
+  EXPECT_GE(n, 9);
 }

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -74,25 +76,28 @@ TEST(ScenarioSchema, EnumerationsAreTheLoadersTables) {
   EXPECT_EQ(schema_enum(s, "mem_error"), names_of(names::mem_errors()));
   EXPECT_EQ(schema_enum(s, "modify_error"), names_of(names::modify_errors()));
   EXPECT_EQ(schema_enum(s, "post_error"), names_of(names::post_errors()));
+  EXPECT_EQ(schema_enum(s, "async_event"), names_of(names::async_events()));
 }
 
 TEST(ScenarioSchema, EveryStepOpHasADefinition) {
   const json s = load(kSchema);
   const auto ops = s.at("properties").at("steps").at("items").at("properties").at("op").at("enum");
-  EXPECT_EQ(ops.size(), 10u);
+  EXPECT_EQ(ops.size(), 13u);
   for (const auto& op : ops)
     EXPECT_TRUE(s.at("$defs").contains("step_" + op.get<std::string>())) << op;
 }
 
-TEST(ScenarioSchema, ExamplesValidate) {
+TEST(ScenarioSchema, ExamplesAndVectorsValidate) {
   if (!have_jsonschema()) GTEST_SKIP() << "python3-jsonschema is not installed";
   int n = 0;
-  for (const auto& e : std::filesystem::directory_iterator(source("examples"))) {
-    if (e.path().extension() != ".json") continue;
-    ++n;
-    EXPECT_EQ(validate(e.path().string()), "") << e.path();
+  for (const char* dir : {"examples", "vectors/scenarios"}) {
+    for (const auto& e : std::filesystem::directory_iterator(source(dir))) {
+      if (e.path().extension() != ".json") continue;
+      ++n;
+      EXPECT_EQ(validate(e.path().string()), "") << e.path();
+    }
   }
-  EXPECT_GE(n, 1);
+  EXPECT_GE(n, 8);
 }
 
 TEST(ScenarioSchema, RejectsStructuralMistakes) {
@@ -106,4 +111,43 @@ TEST(ScenarioSchema, RejectsStructuralMistakes) {
   EXPECT_NE(
       validate(source("tests/data/broken_scenarios/bad_opcode.json")).find("$.steps[4].wr.opcode"),
       std::string::npos);
+}
+
+TEST(ScenarioSchema, RejectsBadFaultsSrqStepsAndAsyncEvents) {
+  if (!have_jsonschema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  const json good = load(source("vectors/scenarios/go_back_n.json"));
+  const std::string f = (std::filesystem::temp_directory_path() /
+                         ("rocecert-schema-" + std::to_string(::getpid()) + ".json"))
+                            .string();
+  const auto check = [&](const json& j) {
+    std::ofstream(f) << j.dump();
+    return validate(f);
+  };
+  EXPECT_EQ(check(good), "");
+  json j = good;
+  j["links"][0]["faults"]["a_to_b"] = {{"drop", 1.5}};
+  EXPECT_NE(check(j).find("$.links[0].faults.a_to_b.drop"), std::string::npos) << check(j);
+  j = good;
+  j["links"][0]["faults"]["rules"] = {1};
+  EXPECT_NE(check(j).find("$.links[0].faults.rules[0]"), std::string::npos) << check(j);
+  j = good;
+  j["links"][0]["faults"]["rulez"] = json::array();
+  EXPECT_NE(check(j), "");
+  const json srq = load(source("examples/srq.json"));
+  EXPECT_EQ(check(srq), "");
+  j = srq;
+  for (json& st : j["steps"])
+    if (st["op"] == "create_srq") st.erase("pd");
+  EXPECT_NE(check(j), "");
+  j = srq;
+  for (json& st : j["steps"])
+    if (st["op"] == "expect" && st.contains("async_events"))
+      st["async_events"]["B"] = {{{"event", "SRQ_LIMIT_REACHED"}, {"srq", "srqB"}, {"qp", "qpB1"}}};
+  EXPECT_NE(check(j), "");
+  j = srq;
+  for (json& st : j["steps"])
+    if (st["op"] == "expect" && st.contains("async_events"))
+      st["async_events"]["B"] = {"SRQ_LIMIT"};
+  EXPECT_NE(check(j), "");
+  std::filesystem::remove(f);
 }

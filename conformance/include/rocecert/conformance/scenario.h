@@ -18,6 +18,7 @@
 #include "rocecert/cq/wc.h"
 #include "rocecert/mem/mem_table.h"
 #include "rocecert/model/adapter.h"
+#include "rocecert/model/faults.h"
 #include "rocecert/qp/attr.h"
 #include "rocecert/qp/qp_table.h"
 #include "rocecert/qp/transitions.h"
@@ -47,8 +48,8 @@ class ScenarioError : public std::runtime_error {
 using ObjId = std::uint32_t;
 inline constexpr ObjId kNoObj = UINT32_MAX;
 
-enum class ObjectKind : std::uint8_t { ADAPTER, PD, MR, MW, CQ, QP };
-std::string_view to_string(ObjectKind k);  // "adapter", "PD", "MR", "MW", "CQ", "QP"
+enum class ObjectKind : std::uint8_t { ADAPTER, PD, MR, MW, CQ, QP, SRQ };
+std::string_view to_string(ObjectKind k);  // "adapter", "PD", "MR", "MW", "CQ", "QP", "SRQ"
 
 struct NamedObject {
   ObjectKind kind = ObjectKind::ADAPTER;
@@ -71,12 +72,26 @@ struct AdapterSpec {
   model::AdapterConfig config;  // name, MAC, GID, port MTU, profile, QP table config
 };
 
+// A fault rule that names a QP ("qp=qpB"): the rule's DestQP match is that QP's number, known
+// once the QP is created.
+struct RuleQpRef {
+  std::size_t rule = 0;  // index into LinkSpec::faults.rules
+  ObjId qp = kNoObj;
+  std::string path;  // the rule's JSON path
+};
+
 struct LinkSpec {
   std::string path;
   std::size_t a = 0;  // indices into Scenario::adapters
   std::size_t b = 0;
   sim::SimTime latency_ns = 1000;
   double gbps = 0;
+  // Fault injection (docs/faults.md). Rules naming QPs get their DestQP at run time; the plan is
+  // installed on the link when the link is made, or, when rules name QPs, right after the step
+  // that creates the last of them (install_after_step).
+  model::FaultPlan faults;
+  std::vector<RuleQpRef> rule_qps;
+  std::size_t install_after_step = SIZE_MAX;  // SIZE_MAX: from the start
 };
 
 // A 32-bit key, a QPN: a literal, or the value a scenario object gets when it is created.
@@ -138,7 +153,28 @@ struct CreateQpStep {
   qp::QpType type = qp::QpType::RC;
   qp::QpCaps caps;
   bool sq_sig_all = false;
+  ObjId srq = kNoObj;  // kNoObj: the QP has its own receive queue
   std::optional<qp::ModifyError> expect_error;
+};
+
+// ibv_create_srq: a shared receive queue on the PD's adapter (the model keeps no PD on it).
+struct CreateSrqStep {
+  ObjId srq = kNoObj;
+  std::uint32_t max_wr = 64;
+  std::uint32_t max_sge = 4;
+};
+
+struct PostSrqRecvStep {
+  ObjId srq = kNoObj;
+  std::uint64_t wr_id = 0;
+  std::vector<SgeSpec> sg_list;
+  std::optional<model::PostError> expect_error;
+};
+
+// ibv_modify_srq with IBV_SRQ_LIMIT: SRQ_LIMIT_REACHED fires once when fewer WQEs remain.
+struct ArmSrqLimitStep {
+  ObjId srq = kNoObj;
+  std::uint32_t limit = 0;
 };
 
 struct ModifyQpStep {
@@ -209,14 +245,27 @@ struct QpStateExpect {
   ObjId qp = kNoObj;
   qp::QpState state = qp::QpState::RESET;
 };
+// One asynchronous event (ibv_get_async_event): its kind and, optionally, the object it names.
+struct AsyncEventExpect {
+  std::string path;
+  std::string kind;        // an ibv_event_type name without IBV_EVENT_: "SRQ_LIMIT_REACHED"
+  ObjId element = kNoObj;  // a QP, CQ or SRQ; kNoObj: not checked
+};
+struct AsyncExpect {
+  std::string path;
+  std::size_t adapter = 0;               // index into Scenario::adapters
+  std::vector<AsyncEventExpect> events;  // exactly these, in this order
+};
 struct ExpectStep {
   std::vector<CqExpect> completions;
   std::vector<MemoryExpect> memory;
   std::vector<QpStateExpect> qp_states;
+  std::vector<AsyncExpect> async_events;
 };
 
 using StepBody = std::variant<AllocPdStep, RegMrStep, AllocMwStep, CreateCqStep, CreateQpStep,
-                              ModifyQpStep, PostRecvStep, PostSendStep, RunStep, ExpectStep>;
+                              CreateSrqStep, PostSrqRecvStep, ArmSrqLimitStep, ModifyQpStep,
+                              PostRecvStep, PostSendStep, RunStep, ExpectStep>;
 
 struct Step {
   std::string path;  // "steps[4]"
