@@ -153,6 +153,9 @@ struct Adapter::Impl {
   // The requester side of an error class: the WQE completes with the table's status and the
   // QP takes the table's state change (ERR, SQE for UC/UD under the IBA profile, or none).
   void fail_wqe(qp::QpContext& ctx, SendWqe& w, errors::ErrorClass cls);
+  // Raises the affiliated asynchronous events an outcome names (CQ_ERR is raised where the CQ
+  // overruns, so it is skipped here).
+  void raise_events(const qp::QpContext& ctx, const errors::Outcome& o);
   // Applies a requester- or responder-side state change of the table to `ctx`.
   void apply_state_change(qp::QpContext& ctx, errors::StateChange change, errors::ErrorClass cause);
 

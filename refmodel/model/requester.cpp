@@ -218,6 +218,7 @@ void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segmen
 void Adapter::Impl::fail_wqe(qp::QpContext& ctx, SendWqe& w, errors::ErrorClass cls) {
   const errors::Outcome& o = outcome(ctx, cls);
   complete_send(ctx, w, o.requester_status.value_or(cq::WcStatus::GENERAL_ERR));
+  raise_events(ctx, o);
   apply_state_change(ctx, o.requester_state, cls);
 }
 

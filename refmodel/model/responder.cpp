@@ -117,6 +117,13 @@ void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
   complete(ctx.recv_cq.value, wc, solicited, ctx.qpn);
 }
 
+void Adapter::Impl::raise_events(const qp::QpContext& ctx, const errors::Outcome& o) {
+  for (const errors::AsyncEventType e : o.events) {
+    if (e == errors::AsyncEventType::NONE || e == errors::AsyncEventType::CQ_ERR) continue;
+    a.observer_.on_async_event({now(), a.id_, errors::to_string(e), ctx.qpn.value()});
+  }
+}
+
 void Adapter::Impl::apply_state_change(qp::QpContext& ctx, errors::StateChange change,
                                        errors::ErrorClass cause) {
   switch (change) {
@@ -159,6 +166,7 @@ void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, error
       a.observer_.on_drop({now(), a.id_, name, p.bytes});
       break;
   }
+  raise_events(ctx, o);
   apply_state_change(ctx, o.responder_state, cls);
 }
 

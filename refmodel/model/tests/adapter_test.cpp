@@ -315,3 +315,30 @@ TEST(Adapter, QpsFailingInTheSameInstantAreFlushedInArbitrationOrder) {
   EXPECT_EQ(got, (std::vector<std::string>{"20:REM_ACCESS_ERR", "10:REM_ACCESS_ERR",  // NAK order
                                            "11:WR_FLUSH_ERR", "21:WR_FLUSH_ERR"}));  // QPN order
 }
+
+TEST(Adapter, TheIbaProfileRaisesTheTablesAffiliatedAsyncEvents) {
+  // IBA: a responder-detected access violation raises QP_ACCESS_ERR on the responder's QP
+  // (docs/errors.md, RESP_RKEY_VIOLATION); rxe raises none (multi_qp_errors capture).
+  for (const auto profile : {errors::ErrorProfile::IBA, errors::ErrorProfile::RXE}) {
+    Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200,
+           [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; });
+    struct AsyncSpy : trace::Observer {
+      std::vector<std::string> events;
+      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(e.kind); }
+    } spy;
+    t.sim.observers().add(&spy);
+    tx::SendWr bad = t.wr(1, tx::WrOpcode::RDMA_WRITE, kBase, 64);
+    bad.remote_addr = kBase;
+    bad.rkey ^= 0x100;
+    ASSERT_EQ(t.a.ad->post_send(t.a.qpn, bad), model::PostError::OK);
+    t.sim.run_until();
+    const auto& row = errors::outcome(errors::ErrorClass::RESP_RKEY_VIOLATION, qp::QpType::RC, profile);
+    std::vector<std::string> want;
+    for (const auto e : row.events)
+      if (e != errors::AsyncEventType::NONE && e != errors::AsyncEventType::CQ_ERR) want.emplace_back(errors::to_string(e));
+    EXPECT_EQ(spy.events, want);
+    if (profile == errors::ErrorProfile::IBA) {
+      EXPECT_FALSE(want.empty());
+    }
+  }
+}
