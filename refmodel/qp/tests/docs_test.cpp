@@ -2,32 +2,17 @@
 // With ROCECERT_UPDATE_DOCS=1 in the environment the test rewrites the file instead.
 #include <gtest/gtest.h>
 
-#include <cstdlib>
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "generated_doc.h"
 
 #include "rocecert/qp/transitions.h"
 
 namespace rocecert::qp {
 namespace {
 
-const std::string kDocPath = std::string(ROCECERT_SOURCE_DIR) + "/docs/qp-state-machine.md";
-
 TEST(QpDocs, CommittedDocMatchesTable) {
-  const std::string rendered = render_qp_state_machine_doc();
-  const char* update = std::getenv("ROCECERT_UPDATE_DOCS");
-  if (update != nullptr && *update != '\0' && std::string(update) != "0") {
-    std::ofstream out(kDocPath, std::ios::binary | std::ios::trunc);
-    ASSERT_TRUE(out) << "cannot write " << kDocPath;
-    out << rendered;
-  }
-  std::ifstream in(kDocPath, std::ios::binary);
-  ASSERT_TRUE(in) << kDocPath << " is missing; run with ROCECERT_UPDATE_DOCS=1";
-  std::stringstream committed;
-  committed << in.rdbuf();
-  EXPECT_EQ(committed.str(), rendered)
-      << kDocPath << " differs from the table; regenerate with ROCECERT_UPDATE_DOCS=1";
+  testing::expect_committed_doc("docs/qp-state-machine.md", render_qp_state_machine_doc());
 }
 
 TEST(QpDocs, RenderingShowsDigestRows) {
