@@ -9,11 +9,13 @@
 #include <array>
 #include <fstream>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "model_pair.h"
+#include "rocecert/model/faults.h"
 #include "rocecert/pcap/reader.h"
 
 using namespace rocecert;
@@ -593,4 +595,44 @@ TEST(ModelVsRxe, MultiQpErrorsStayIsolated) {
     EXPECT_EQ(t.a.ad->qps().find(qa[i])->state(), want) << "A QP" << i + 1;
     EXPECT_EQ(t.b.ad->qps().find(qb[i])->state(), want) << "B QP" << i + 1;
   }
+}
+
+// ---- Loss on the wire ---------------------------------------------------------------------------
+
+TEST(ModelVsRxe, UcWriteUnderLoss) {
+  // ib_write_bw -c UC -n 50 -s 4096 -m 1024 with netem loss 5% on A's egress; the capture tap
+  // sits after netem, so a lost packet is simply absent (a PSN gap). Drop exactly those PSNs on
+  // the model's link: what reaches B must be what the capture shows, and UC never retransmits.
+  const Captured real = load("uc_write_bw_4096_mtu1024_loss5.pcap");
+  const std::uint32_t first = real.dir[0].front().psn;
+  const std::uint32_t total = 50 * 4;  // 50 messages of 4 packets
+  std::set<std::uint32_t> seen;
+  for (const Row& r : real.dir[0]) seen.insert(r.psn);
+  model::FaultPlan plan;
+  for (std::uint32_t i = 0; i < total; ++i) {
+    const std::uint32_t psn = (first + i) & 0xFFFFFF;
+    if (!seen.count(psn)) plan.rules.push_back(model::parse_fault_rule("drop dir=a>b psn=" + std::to_string(psn)).rule);
+  }
+  EXPECT_EQ(plan.rules.size(), 14u);  // the capture notes: 14 forward PSN gaps
+  Pair t(qp::QpType::UC, 1024, kAll, first, 0);
+  t.sim.link(0).set_faults(plan);
+  struct RxAtB : trace::Observer {
+    std::vector<Row> rows;
+    void on_frame(const trace::FrameEvent& e) override {
+      if (e.dir == trace::Direction::RX && e.adapter == 1) rows.push_back(row_of(wire::decode(e.bytes)));
+    }
+  } rx;
+  t.sim.observers().add(&rx);
+  std::size_t completed = 0;
+  for (std::uint64_t i = 0; i < 50; ++i) {  // in batches of 25: the send queue holds 32
+    tx::SendWr w = t.wr(i, tx::WrOpcode::RDMA_WRITE, kBase, 4096);
+    w.remote_addr = kBase + 0x10000;
+    ASSERT_EQ(t.a.ad->post_send(t.a.qpn, w), model::PostError::OK);
+    if (i % 25 == 24) {
+      t.sim.run_until();
+      completed += t.poll(t.a).size();
+    }
+  }
+  EXPECT_EQ(compare("uc_write_bw loss A→B", rx.rows, real.dir[0]), 0);
+  EXPECT_EQ(completed, 50u);  // UC completes every WR once its packets are out
 }
