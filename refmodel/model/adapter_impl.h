@@ -139,6 +139,8 @@ struct Adapter::Impl {
   // responder.cpp
   void handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p);
   void send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t syndrome);
+  void send_read_responses(qp::QpContext& ctx, std::uint32_t psn, std::uint64_t host_addr,
+                           std::uint32_t len, bool from_start);
   // A request refused for error class `cls` (refmodel/errors): the receive WQE it holds, if
   // any, completes with the table's status; the NAK / RNR NAK / silent drop; the state change.
   void refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, errors::ErrorClass cls,

@@ -170,6 +170,30 @@ void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, error
   apply_state_change(ctx, o.responder_state, cls);
 }
 
+void Adapter::Impl::send_read_responses(qp::QpContext& ctx, std::uint32_t psn,
+                                        std::uint64_t host_addr, std::uint32_t len,
+                                        bool from_start) {
+  // ceil(len / MTU) responses (one for a zero-length READ) with consecutive PSNs, AETH on
+  // FIRST/LAST/ONLY; a READ resumed mid-way goes on with MIDDLE/LAST (rxe; digest §11.8).
+  const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+    wire::Opcode o = wire::Opcode::RC_RDMA_READ_RESPONSE_MIDDLE;
+    if (i + 1 == n) {
+      o = from_start && n == 1 ? wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY
+                               : wire::Opcode::RC_RDMA_READ_RESPONSE_LAST;
+    } else if (i == 0 && from_start) {
+      o = wire::Opcode::RC_RDMA_READ_RESPONSE_FIRST;
+    }
+    s.bth.opcode = wire::to_u8(o);
+    s.bth.psn = (psn + i) & qp::Psn::kMask;
+    s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
+    const std::uint32_t chunk = len == 0 ? 0 : std::min<std::uint32_t>(ctx.mtu, len - i * ctx.mtu);
+    if (chunk != 0) s.payload = a.memory_.read_bytes(host_addr + std::uint64_t{i} * ctx.mtu, chunk);
+    transmit(s);
+  }
+}
+
 void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p) {
   const wire::OpcodeInfo& op = *p.op;
   QpQueues& q = queues[ctx.qpn.value()];
@@ -263,24 +287,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         mem::AccessRequest req{mem::MemOp::REMOTE_READ, mem::Key(rkey), qp_ref(ctx), va, len, 0, false};
         const mem::AccessResult r = a.mem_.check(req);
         if (!r.ok()) return refuse(ctx, p, errors::ErrorClass::RESP_RKEY_VIOLATION, nullptr, mem::to_string(r.outcome));
-        const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
-        for (std::uint32_t i = 0; i < n; ++i) {
-          wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
-          wire::Opcode o = wire::Opcode::RC_RDMA_READ_RESPONSE_MIDDLE;
-          if (i + 1 == n) {
-            o = from_start && n == 1 ? wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY
-                                     : wire::Opcode::RC_RDMA_READ_RESPONSE_LAST;
-          } else if (i == 0 && from_start) {
-            o = wire::Opcode::RC_RDMA_READ_RESPONSE_FIRST;
-          }
-          s.bth.opcode = wire::to_u8(o);
-          s.bth.psn = (psn + i) & qp::Psn::kMask;
-          s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
-          const std::uint32_t chunk = std::min<std::uint32_t>(ctx.mtu, len - i * ctx.mtu);
-          if (!r.zero_length_exempt && chunk != 0)
-            s.payload = a.memory_.read_bytes(r.host_addr + std::uint64_t{i} * ctx.mtu, chunk);
-          transmit(s);
-        }
+        send_read_responses(ctx, psn, r.host_addr, len, from_start);
         return;
       }
       send_ack(ctx, (ctx.resp.epsn - 1u).value(), a.config_.profile.ack_syndrome_credits);
@@ -465,19 +472,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         res = {qp::ResourceType::READ, qp::Psn(psn), qp::Psn(psn) + (n - 1), qp::Psn(psn) + n,
                p.reth.va, len, p.reth.rkey, p.reth.va + len, 0, 0};
       }
-      for (std::uint32_t i = 0; i < n; ++i) {
-        wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
-        const wire::Opcode o = n == 1 ? wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY
-                               : i == 0 ? wire::Opcode::RC_RDMA_READ_RESPONSE_FIRST
-                               : i + 1 == n ? wire::Opcode::RC_RDMA_READ_RESPONSE_LAST
-                                            : wire::Opcode::RC_RDMA_READ_RESPONSE_MIDDLE;
-        s.bth.opcode = wire::to_u8(o);
-        s.bth.psn = (psn + i) & qp::Psn::kMask;
-        s.aeth = {ack_ok, ctx.resp.msn.value()};
-        const std::uint32_t chunk = len == 0 ? 0 : std::min<std::uint32_t>(ctx.mtu, len - i * ctx.mtu);
-        if (chunk != 0) s.payload = a.memory_.read_bytes(target.host_addr + std::uint64_t{i} * ctx.mtu, chunk);
-        transmit(s);
-      }
+      send_read_responses(ctx, psn, target.host_addr, len, /*from_start=*/true);
       ctx.resp.epsn = qp::Psn(psn) + n;
       ctx.resp.opcode = qp::kNoOpcode;
       return;
