@@ -385,13 +385,24 @@ class Loader {
   }
 
   void profile(const Node& n, model::Profile& p) {
-    in_.object(n, {"ackreq", "sport", "fixed_sport", "ipv4_ttl", "ipv4_df", "pkey",
+    in_.object(n, {"ackreq", "ack", "sport", "fixed_sport", "ipv4_ttl", "ipv4_df", "pkey",
                    "ack_syndrome_credits", "retry_cnt_7_is_infinite", "send_cnp", "cnp_interval_ns",
                    "cnp_traffic_class", "error_profile", "arbitration"});
     if (auto a = in_.optional(n, "ackreq")) {
       in_.object(*a, {"on_last_packet", "every_n_packets"});
       if (auto v = in_.optional(*a, "on_last_packet")) p.ackreq.on_last_packet = in_.boolean(*v);
       if (auto v = in_.optional(*a, "every_n_packets")) p.ackreq.every_n_packets = in_.u32(*v);
+    }
+    if (auto a = in_.optional(n, "ack")) {
+      in_.object(*a, {"mode", "max_packets", "max_delay_ns"});
+      using AM = model::AckCoalescing::Mode;
+      static constexpr json_input::EnumName<AM> kModes[] = {
+          {"ACKREQ", AM::ACKREQ}, {"EVERY_PACKET", AM::EVERY_PACKET}, {"COALESCE", AM::COALESCE}};
+      if (auto v = in_.optional(*a, "mode")) p.ack.mode = in_.enumerated<AM>(*v, kModes, "ACK mode");
+      if (auto v = in_.optional(*a, "max_packets")) {
+        p.ack.max_packets = static_cast<std::uint32_t>(in_.integer(*v, 1, 0xFFFFFF));
+      }
+      if (auto v = in_.optional(*a, "max_delay_ns")) p.ack.max_delay_ns = in_.u64(*v);
     }
     if (auto s = in_.optional(n, "sport")) {
       using SP = model::Profile::SportPolicy;

@@ -60,6 +60,14 @@ struct QpQueues {
   std::uint16_t ip_id = 0;             // IPv4 identification, counted per QP so that one QP's
                                        // retransmissions never change another QP's bytes
   std::optional<sim::SimTime> last_cnp_sent;  // notification point: rate limit per QP
+  // Responder: the coalesced ACK not sent yet (Profile::ack, COALESCE mode).
+  struct PendingAck {
+    bool armed = false;            // an AckReq'd packet waits for its ACK
+    std::uint32_t psn = 0;         // the latest executed SEND/WRITE packet, and the MSN after it
+    std::uint32_t msn = 0;
+    std::uint32_t unacked = 0;     // executed packets since the last ACK
+    sim::EventId timer = 0;
+  } pending_ack;
 };
 
 struct Srq {
@@ -139,6 +147,12 @@ struct Adapter::Impl {
   // responder.cpp
   void handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p);
   void send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t syndrome);
+  // Every responder frame leaves through here: a pending coalesced ACK goes first.
+  void transmit_response(qp::QpContext& ctx, const wire::FrameSpec& spec);
+  // An executed SEND/WRITE packet: ACKed now, later (coalesced) or not, per Profile::ack.
+  void ack_executed(qp::QpContext& ctx, std::uint32_t psn, bool ackreq);
+  // Sends the pending coalesced ACK, if any; true if one was sent.
+  bool flush_pending_ack(qp::QpContext& ctx);
   void send_read_responses(qp::QpContext& ctx, std::uint32_t psn, std::uint64_t host_addr,
                            std::uint32_t len, bool from_start);
   // A request refused for error class `cls` (refmodel/errors): the receive WQE it holds, if

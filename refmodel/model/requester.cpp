@@ -56,6 +56,13 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
       if (window_full(*ctx)) break;
       const tx::Segment seg = w.plan.packets[w.next_pkt];
       ++w.next_pkt;
+      // A go-back-N resend passes over packets an ACK acknowledged since the retry began (a
+      // coalesced ACK can land mid-message); rxe's req_retry likewise resumes at comp.psn. A
+      // READ skips through read_resume instead, and the last packet is never skipped: an ACK
+      // covering it would have completed the WQE.
+      if (reliable(*ctx) && !w.is_read_or_atomic() && !w.fully_sent() &&
+          qp::psn_before(qp::Psn(seg.psn), ctx->req.comp_psn))
+        continue;
       send_packet(*ctx, w, seg);
     }
     if (!w.fully_sent()) break;

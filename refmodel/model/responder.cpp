@@ -96,7 +96,67 @@ void Adapter::Impl::send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t
   s.bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
   s.bth.psn = psn;
   s.aeth = {syndrome, ctx.resp.msn.value()};
+  transmit_response(ctx, s);
+}
+
+void Adapter::Impl::transmit_response(qp::QpContext& ctx, const wire::FrameSpec& spec) {
+  flush_pending_ack(ctx);
+  transmit(spec);
+}
+
+bool Adapter::Impl::flush_pending_ack(qp::QpContext& ctx) {
+  QpQueues::PendingAck& pa = queues[ctx.qpn.value()].pending_ack;
+  if (pa.timer != 0) {
+    a.events_.cancel(pa.timer);
+    pa.timer = 0;
+  }
+  pa.unacked = 0;
+  if (!pa.armed) return false;
+  pa.armed = false;
+  wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+  s.bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
+  s.bth.psn = pa.psn;
+  s.aeth = {a.config_.profile.ack_syndrome_credits, pa.msn};
   transmit(s);
+  return true;
+}
+
+void Adapter::Impl::ack_executed(qp::QpContext& ctx, std::uint32_t psn, bool ackreq) {
+  const AckCoalescing& policy = a.config_.profile.ack;
+  switch (policy.mode) {
+    case AckCoalescing::Mode::ACKREQ:
+      if (ackreq) send_ack(ctx, psn, a.config_.profile.ack_syndrome_credits);
+      return;
+    case AckCoalescing::Mode::EVERY_PACKET:
+      send_ack(ctx, psn, a.config_.profile.ack_syndrome_credits);
+      return;
+    case AckCoalescing::Mode::COALESCE: break;
+  }
+  // The ACK that goes out covers the latest executed packet (a coalesced ACK acknowledges
+  // every PSN up to its own, IBA §9.7.5.1.1), with the MSN that packet left behind.
+  QpQueues::PendingAck& pa = queues[ctx.qpn.value()].pending_ack;
+  pa.psn = psn;
+  pa.msn = ctx.resp.msn.value();
+  ++pa.unacked;
+  if (ackreq && !pa.armed) {
+    pa.armed = true;
+    if (policy.max_delay_ns != 0) {
+      const qp::Qpn qpn = ctx.qpn;
+      pa.timer = a.events_.schedule_in(policy.max_delay_ns, [this, qpn] {
+        queues[qpn.value()].pending_ack.timer = 0;
+        qp::QpContext* c = a.qps_.find(qpn);
+        if (c == nullptr) return;
+        const qp::QpState st = c->state();
+        // A QP that left the receiving states (ERR, RESET) sends nothing (§10.3.1).
+        if (st == qp::QpState::ERR || st == qp::QpState::RESET || st == qp::QpState::INIT) {
+          queues[qpn.value()].pending_ack = {};
+          return;
+        }
+        flush_pending_ack(*c);
+      });
+    }
+  }
+  if (pa.armed && (policy.max_delay_ns == 0 || pa.unacked >= policy.max_packets)) flush_pending_ack(ctx);
 }
 
 void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
@@ -190,7 +250,7 @@ void Adapter::Impl::send_read_responses(qp::QpContext& ctx, std::uint32_t psn,
     s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
     const std::uint32_t chunk = len == 0 ? 0 : std::min<std::uint32_t>(ctx.mtu, len - i * ctx.mtu);
     if (chunk != 0) s.payload = a.memory_.read_bytes(host_addr + std::uint64_t{i} * ctx.mtu, chunk);
-    transmit(s);
+    transmit_response(ctx, s);
   }
 }
 
@@ -261,7 +321,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
           s.bth.psn = psn;
           s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
           s.atomicacketh.orig = res.atomic_orig;
-          transmit(s);
+          transmit_response(ctx, s);
           return;
         }
       }
@@ -290,7 +350,9 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         send_read_responses(ctx, psn, r.host_addr, len, from_start);
         return;
       }
-      send_ack(ctx, (ctx.resp.epsn - 1u).value(), a.config_.profile.ack_syndrome_credits);
+      // A pending coalesced ACK already says ePSN - 1: it is the re-ACK.
+      if (!flush_pending_ack(ctx))
+        send_ack(ctx, (ctx.resp.epsn - 1u).value(), a.config_.profile.ack_syndrome_credits);
       return;
     }
     ctx.resp.sent_psn_nak = false;
@@ -426,7 +488,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         q.active_recv.reset();
         ctx.resp.recv_wqe_active = false;
         const bool ack_first = !inv_failed || outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response == errors::Response::ACK;
-        if (rc && p.bth.ackreq && ack_first) send_ack(ctx, psn, ack_ok);
+        if (rc && ack_first) ack_executed(ctx, psn, p.bth.ackreq);
         if (inv_failed) {
           // digest §11.9: rxe ACKs (above), completes the receive with REM_INV_REQ_ERR and
           // moves the QP to ERR; the IBA profile NAKs instead (errors table).
@@ -442,7 +504,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
                       cq::WcOpcode::RECV);
         return;
       }
-      if (rc && p.bth.ackreq) send_ack(ctx, psn, ack_ok);
+      if (rc) ack_executed(ctx, psn, p.bth.ackreq);
       return;
     }
     case Operation::WRITE: {
@@ -454,7 +516,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         ctx.resp.write.active = false;
         ++ctx.resp.msn;
       }
-      if (rc && p.bth.ackreq) send_ack(ctx, psn, ack_ok);
+      if (rc) ack_executed(ctx, psn, p.bth.ackreq);
       if (imm_recv) {
         // rxe reports the RETH DMA length as byte_len (digest §5.6).
         complete_receive(ctx, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
@@ -497,7 +559,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       s.bth.psn = psn;
       s.aeth = {ack_ok, ctx.resp.msn.value()};
       s.atomicacketh.orig = orig;
-      transmit(s);
+      transmit_response(ctx, s);
       advance();
       return;
     }
@@ -510,7 +572,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
       s.bth.psn = psn;
       s.aeth = {ack_ok, ctx.resp.msn.value()};
-      transmit(s);
+      transmit_response(ctx, s);
       advance();
       return;
     }

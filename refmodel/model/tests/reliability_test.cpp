@@ -3,6 +3,7 @@
 // spec's rules (digest §3-§5), the lossless run, and invariants, not from the model's output.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -230,8 +231,9 @@ struct WindowWatch : trace::Observer {
   }
 };
 
-Outcome run_workload(std::uint64_t seed, const model::FaultPlan& plan) {
-  Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200, {}, 8);
+Outcome run_workload(std::uint64_t seed, const model::FaultPlan& plan,
+                     const std::function<void(model::AdapterConfig&)>& tweak = {}) {
+  Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200, tweak, 8);
   WindowWatch watch;
   watch.requester = t.a.ad;
   watch.qpn = t.a.qpn;
@@ -304,6 +306,37 @@ TEST(ReliabilityProperties, RandomLossDuplicationAndReorderingNeverChangeTheResu
     ++seeds;
   }
   EXPECT_EQ(seeds, 40);
+}
+
+TEST(ReliabilityProperties, CoalescedAcksUnderRandomFaultsGiveTheSameResult) {
+  // The responder coalesces (8 packets or 20 µs, far below the 1 ms ACK timeout): fewer ACKs,
+  // so a lost one costs more, but the outcome must not change.
+  const auto coalesce = [](model::AdapterConfig& c) {
+    c.profile.ack.mode = model::AckCoalescing::Mode::COALESCE;
+    c.profile.ack.max_packets = 8;
+    c.profile.ack.max_delay_ns = 20'000;
+  };
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Outcome clean = run_workload(seed, {});
+    model::FaultPlan plan;
+    plan.seed = seed;
+    for (model::FaultRates* r : {&plan.a_to_b, &plan.b_to_a}) {
+      r->drop = 0.05;
+      r->duplicate = 0.03;
+      r->reorder = 0.03;
+    }
+    for (const model::FaultPlan& p : {model::FaultPlan{}, plan}) {
+      const Outcome o = run_workload(seed, p, coalesce);
+      ASSERT_EQ(o.send_wc.size(), 24u);
+      for (const auto& [id, n] : o.send_count) EXPECT_EQ(n, 1) << "wr " << id;
+      for (const auto& [id, st] : o.send_wc) EXPECT_EQ(st, cq::WcStatus::SUCCESS) << "wr " << id;
+      EXPECT_EQ(o.recv_count, clean.recv_count);
+      EXPECT_TRUE(o.a_mem == clean.a_mem);
+      EXPECT_TRUE(o.b_mem == clean.b_mem);
+      EXPECT_TRUE(o.psn_window_ok);
+    }
+  }
 }
 
 TEST(ReliabilityProperties, AFaultFreeQpIsByteIdenticalToItsRunAlone) {

@@ -29,8 +29,25 @@ namespace rocecert::model {
 
 // Policies real implementations choose freely (issue: "configuration, with a profile that
 // behaves like Linux Soft-RoCE"). Defaults reproduce rxe 6.1 as captured in vectors/real/.
+// When the responder acknowledges executed SEND/WRITE packets (IBA §9.7.5.1.1: an ACK with
+// PSN p acknowledges every request up to p, so a responder may coalesce; digest §3.4).
+// NAKs, READ responses and atomic ACKs are never delayed: a pending coalesced ACK goes out
+// right before them, so the responder's frames stay in PSN order.
+struct AckCoalescing {
+  enum class Mode : std::uint8_t {
+    ACKREQ,        // rxe: one ACK, at once, for each executed packet with AckReq set
+    EVERY_PACKET,  // one ACK, at once, for every executed packet, AckReq or not
+    COALESCE,      // an AckReq'd packet arms one ACK, sent when `max_packets` packets are
+                   // unacknowledged or `max_delay_ns` after it was armed (hfi1-like)
+  } mode = Mode::ACKREQ;
+  std::uint32_t max_packets = 16;     // COALESCE: executed packets per ACK at most
+  sim::SimTime max_delay_ns = 2'000;  // COALESCE: an armed ACK waits no longer (keep it far
+                                      // below the requester's local ACK timeout)
+};
+
 struct Profile {
   tx::AckReqPolicy ackreq{};
+  AckCoalescing ack{};
   // UDP source port of a QP's packets when the AV does not give one: rxe 6.1 derives it from
   // the flow label computed from (lqpn, rqpn) (digest §1.3).
   enum class SportPolicy : std::uint8_t { RXE_FLOW_LABEL, FIXED } sport = SportPolicy::RXE_FLOW_LABEL;
