@@ -603,6 +603,7 @@ TEST(ScenarioLoader, DocumentedExampleIsTheExampleFile) {
 TEST(ScenarioLoader, AdapterProfileKnobs) {
   json j = base();
   j["adapters"][0]["profile"] = {{"ackreq", {{"on_last_packet", false}, {"every_n_packets", 8}}},
+                                 {"ack", {{"mode", "COALESCE"}, {"max_packets", 4}, {"max_delay_ns", 700}}},
                                  {"sport", "FIXED"},
                                  {"fixed_sport", "0xC123"},
                                  {"ipv4_ttl", 3},
@@ -622,6 +623,10 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
   const model::AdapterConfig& c = s.adapters[0].config;
   EXPECT_FALSE(c.profile.ackreq.on_last_packet);
   EXPECT_EQ(c.profile.ackreq.every_n_packets, 8u);
+  EXPECT_EQ(c.profile.ack.mode, model::AckCoalescing::Mode::COALESCE);
+  EXPECT_EQ(c.profile.ack.max_packets, 4u);
+  EXPECT_EQ(c.profile.ack.max_delay_ns, 700u);
+  EXPECT_EQ(s.adapters[1].config.profile.ack.mode, model::AckCoalescing::Mode::ACKREQ);
   EXPECT_EQ(c.profile.sport, model::Profile::SportPolicy::FIXED);
   EXPECT_EQ(c.profile.fixed_sport, 0xC123);
   EXPECT_EQ(c.profile.ipv4_ttl, 3);
