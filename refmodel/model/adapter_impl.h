@@ -85,6 +85,7 @@ struct Adapter::Impl {
   std::uint32_t next_srq = 1;
   std::uint32_t next_ah = 1;
   std::uint32_t next_cq = 1;
+  TxPacer* pacer = nullptr;  // Adapter::set_tx_pacer
   bool flushing = false;    // a flush is walking the queues: completions must not recurse
   std::vector<std::uint8_t> scratch;
 
@@ -119,6 +120,7 @@ struct Adapter::Impl {
 
   // requester.cpp
   void schedule_requester(qp::Qpn qpn);
+  void schedule_requester_at(qp::Qpn qpn, sim::SimTime at);
   void run_requester(qp::Qpn qpn);
   void send_packet(qp::QpContext& ctx, SendWqe& wqe, const tx::Segment& seg);
   bool start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& wqe);  // false: cannot start now

@@ -26,11 +26,19 @@ bool window_full(const qp::QpContext& ctx) {
 
 }  // namespace
 
-void Adapter::Impl::schedule_requester(qp::Qpn qpn) {
+void Adapter::Impl::schedule_requester(qp::Qpn qpn) { schedule_requester_at(qpn, now()); }
+
+void Adapter::Impl::schedule_requester_at(qp::Qpn qpn, sim::SimTime at) {
   QpQueues& q = queues[qpn.value()];
   if (q.requester_scheduled) return;
   q.requester_scheduled = true;
-  a.events_.schedule_in(0, [this, qpn] { run_requester(qpn); });
+  a.events_.schedule_at(at, [this, qpn] { run_requester(qpn); });
+}
+
+void Adapter::set_tx_pacer(TxPacer* pacer) { impl_->pacer = pacer; }
+
+void Adapter::kick_requester(qp::Qpn qpn) {
+  if (qps_.find(qpn) != nullptr) impl_->schedule_requester(qpn);
 }
 
 void Adapter::Impl::run_requester(qp::Qpn qpn) {
@@ -55,15 +63,25 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
     while (!w.fully_sent()) {
       if (window_full(*ctx)) break;
       const tx::Segment seg = w.plan.packets[w.next_pkt];
-      ++w.next_pkt;
       // A go-back-N resend passes over packets an ACK acknowledged since the retry began (a
       // coalesced ACK can land mid-message); rxe's req_retry likewise resumes at comp.psn. A
       // READ skips through read_resume instead, and the last packet is never skipped: an ACK
       // covering it would have completed the WQE.
-      if (reliable(*ctx) && !w.is_read_or_atomic() && !w.fully_sent() &&
-          qp::psn_before(qp::Psn(seg.psn), ctx->req.comp_psn))
+      if (reliable(*ctx) && !w.is_read_or_atomic() && w.next_pkt + 1 < w.plan.packets.size() &&
+          qp::psn_before(qp::Psn(seg.psn), ctx->req.comp_psn)) {
+        ++w.next_pkt;
         continue;
+      }
+      if (pacer != nullptr) {
+        const sim::SimTime at = pacer->earliest_send(qpn.value(), now(), seg.length);
+        if (at > now()) {
+          if (at != sim::kNever) schedule_requester_at(qpn, at);
+          return;
+        }
+      }
+      ++w.next_pkt;
       send_packet(*ctx, w, seg);
+      if (pacer != nullptr) pacer->sent(qpn.value(), now(), seg.length);
     }
     if (!w.fully_sent()) break;
     if (!reliable(*ctx)) complete_send(*ctx, w, cq::WcStatus::SUCCESS);

@@ -111,7 +111,27 @@ std::string_view to_string(PostError e);
 // rdma_flow_label_to_udp_sport into 0xC000-0xFFFF (include/rdma/ib_verbs.h; digest §1.3).
 std::uint16_t rxe_udp_sport(std::uint32_t lqpn, std::uint32_t rqpn);
 
-class Link;
+class Adapter;
+
+// Where an adapter's frames go: the simulation's Link, or a harness (e.g. a capture replay
+// that compares them with a real device's frames).
+class FramePort {
+ public:
+  virtual ~FramePort() = default;
+  virtual void transmit(const Adapter& from, std::vector<std::uint8_t> frame) = 0;
+};
+
+// Decides when a requester may put its next request packet on the wire: a rate controller,
+// or a harness that releases packets one at a time. Asked before every request packet
+// (first transmissions and retransmissions alike); without one, packets go at once.
+class TxPacer {
+ public:
+  virtual ~TxPacer() = default;
+  // The earliest time QP `qpn` may send a packet with `payload` bytes: `now` or later, or
+  // sim::kNever to hold it until the pacer calls Adapter::kick_requester.
+  virtual sim::SimTime earliest_send(std::uint32_t qpn, sim::SimTime now, std::uint32_t payload) = 0;
+  virtual void sent(std::uint32_t qpn, sim::SimTime now, std::uint32_t payload) = 0;
+};
 
 class Adapter {
  public:
@@ -153,7 +173,11 @@ class Adapter {
   const qp::QpTable& qps() const { return qps_; }
 
   // --- wire --------------------------------------------------------------------------------
-  void attach(Link* link) { link_ = link; }
+  void attach(FramePort* port) { link_ = port; }
+  // Request pacing (TxPacer above); nullptr: none. Not owned.
+  void set_tx_pacer(TxPacer* pacer);
+  // Lets QP `qpn`'s requester try again (after a pacer that answered kNever allows it).
+  void kick_requester(qp::Qpn qpn);
   // A frame arrives from the link (called from a link delivery event).
   void receive(std::vector<std::uint8_t> frame);
 
@@ -168,7 +192,7 @@ class Adapter {
   mem::MemTable mem_;
   qp::QpTable qps_;
   std::map<std::uint32_t, cq::CompletionQueue> cqs_;
-  Link* link_ = nullptr;
+  FramePort* link_ = nullptr;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -23,14 +23,14 @@ namespace rocecert::model {
 // have arrived (or until `max_hold_ns` after it was due) and then arrives right behind them, a
 // corrupted or ECN-marked one arrives changed. Every fault is reported through Observer::on_fault
 // when the frame is handed over. Direction A→B is from the first adapter given to the constructor.
-class Link {
+class Link final : public FramePort {
  public:
   Link(sim::EventQueue& events, trace::Observer& observer, Adapter& a, Adapter& b,
        sim::SimTime latency_ns, double gbps, FaultPlan faults = {});
   Link(const Link&) = delete;
   Link& operator=(const Link&) = delete;
 
-  void transmit(const Adapter& from, std::vector<std::uint8_t> frame);
+  void transmit(const Adapter& from, std::vector<std::uint8_t> frame) override;
 
   // Replaces the fault plan. Rule occurrences, counts and the random streams start again
   // from the first frame; frames already held for reordering are released as planned.
