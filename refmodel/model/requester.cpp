@@ -20,8 +20,12 @@ wire::Transport transport_of(qp::QpType t) {
   return wire::Transport::RC;
 }
 
-bool window_full(const qp::QpContext& ctx) {
-  return reliable(ctx) && ctx.req.outstanding_psns() >= ctx.req.max_unacked_psns;
+// The outstanding window (digest §3.2): rxe_requester holds a packet while its PSN (req.psn,
+// the packet about to go, not the last PSN its message reserved) is past comp.psn +
+// RXE_MAX_UNACKED_PSNS; a packet exactly that far ahead still goes. Both points were found by
+// the lockstep replay of rc_write_bw_10000_mtu1024_loss5 (tests/model_vs_rxe_loss_test.cpp).
+bool window_full(const qp::QpContext& ctx, qp::Psn psn) {
+  return reliable(ctx) && qp::psn_diff(psn, ctx.req.comp_psn) > static_cast<std::int32_t>(ctx.req.max_unacked_psns);
 }
 
 }  // namespace
@@ -55,14 +59,14 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
     if (!w.started) {
       // SQD and SQE start no new WQE (digest §6.6); in-flight messages finish.
       if (ctx->state() != qp::QpState::RTS) break;
-      if (window_full(*ctx)) break;
+      if (window_full(*ctx, ctx->req.next_psn)) break;
       if (!start_wqe(*ctx, q, w)) break;
       if (ctx->state() == qp::QpState::ERR || ctx->state() == qp::QpState::SQE) return;
       if (w.done) continue;
     }
     while (!w.fully_sent()) {
-      if (window_full(*ctx)) break;
       const tx::Segment seg = w.plan.packets[w.next_pkt];
+      if (window_full(*ctx, qp::Psn(seg.psn))) break;
       // A go-back-N resend passes over packets an ACK acknowledged since the retry began (a
       // coalesced ACK can land mid-message); rxe's req_retry likewise resumes at comp.psn. A
       // READ skips through read_resume instead, and the last packet is never skipped: an ACK

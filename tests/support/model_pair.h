@@ -62,8 +62,10 @@ struct Pair {
                 std::uint32_t access = 0x1 | 0x2 | 0x4 | 0x8, std::uint32_t psn_a = 0x100,
                 std::uint32_t psn_b = 0x200,
                 const std::function<void(model::AdapterConfig&)>& tweak = {},
-                std::uint8_t ack_timeout = 14) {
+                std::uint8_t ack_timeout = 14,
+                const std::function<void(model::BringUp&)>& tweak_bring_up = {}) {
     timeout_ = ack_timeout;
+    tweak_bring_up_ = tweak_bring_up;
     sim.observers().add(&rec);
     model::AdapterConfig ca, cb;
     ca.name = "A";
@@ -105,6 +107,7 @@ struct Pair {
     p.sq_psn = sq_psn;
     p.rq_psn = rq_psn;
     p.access = access & 0xE;  // the QP gate takes the remote rights
+    if (tweak_bring_up_) tweak_bring_up_(p);
     const auto refused = model::bring_up(*s.ad, s.qpn, *peer.ad, peer.qpn, p);
     ASSERT_FALSE(refused.has_value()) << static_cast<int>(refused->check.error);
   }
@@ -123,6 +126,7 @@ struct Pair {
 
  private:
   std::uint8_t timeout_ = 14;
+  std::function<void(model::BringUp&)> tweak_bring_up_;
 };
 
 }  // namespace rocecert::testing
