@@ -385,7 +385,7 @@ class Loader {
   }
 
   void profile(const Node& n, model::Profile& p) {
-    in_.object(n, {"ackreq", "ack", "sport", "fixed_sport", "ipv4_ttl", "ipv4_df", "pkey",
+    in_.object(n, {"ackreq", "ack", "dcqcn", "sport", "fixed_sport", "ipv4_ttl", "ipv4_df", "pkey",
                    "ack_syndrome_credits", "retry_cnt_7_is_infinite", "send_cnp", "cnp_interval_ns",
                    "cnp_traffic_class", "error_profile", "arbitration"});
     if (auto a = in_.optional(n, "ackreq")) {
@@ -403,6 +403,21 @@ class Loader {
         p.ack.max_packets = static_cast<std::uint32_t>(in_.integer(*v, 1, 0xFFFFFF));
       }
       if (auto v = in_.optional(*a, "max_delay_ns")) p.ack.max_delay_ns = in_.u64(*v);
+    }
+    if (auto d = in_.optional(n, "dcqcn")) {
+      // Presence turns the reaction point on (docs/dcqcn.md).
+      in_.object(*d, {"line_rate_gbps", "preset"});
+      p.dcqcn = true;
+      if (auto v = in_.optional(*d, "preset")) {
+        enum class Preset : std::uint8_t { PAPER, MLX5 };
+        static constexpr json_input::EnumName<Preset> kPresets[] = {{"PAPER", Preset::PAPER},
+                                                                    {"MLX5", Preset::MLX5}};
+        if (in_.enumerated<Preset>(*v, kPresets, "DCQCN preset") == Preset::MLX5)
+          p.dcqcn_params = cc::DcqcnParams::mlx5_firmware();
+      }
+      if (auto v = in_.optional(*d, "line_rate_gbps")) {
+        p.line_rate_gbps = static_cast<double>(in_.integer(*v, 1, 1'000'000));
+      }
     }
     if (auto s = in_.optional(n, "sport")) {
       using SP = model::Profile::SportPolicy;

@@ -59,6 +59,12 @@ class RunObserver final : public trace::Observer {
     }
     faults.push_back(std::move(f));
   }
+  void on_rate(const trace::RateEvent& e) override {
+    if (rates_kept >= kMaxFaultsKept) return;
+    ++rates_kept;
+    rates.push_back(e);
+    rates.back().cause = {};  // a view into the model's static string; not needed in the row
+  }
   // When the oldest unpolled completion of (adapter, cq) was queued; `fallback` if unknown.
   sim::SimTime take(std::uint32_t adapter, std::uint32_t cq, sim::SimTime fallback) {
     auto it = cqe_times.find({adapter, cq});
@@ -75,6 +81,8 @@ class RunObserver final : public trace::Observer {
   std::uint64_t fault_count = 0;
   std::uint64_t faults_kept = 0;  // at most kMaxFaultsKept per run
   std::vector<SeenFault> faults;  // kept and not yet printed
+  std::uint64_t rates_kept = 0;
+  std::vector<trace::RateEvent> rates;  // reaction-point rate cuts not yet printed
 };
 
 std::string hex_bytes(const std::vector<std::uint8_t>& b, std::size_t from, std::size_t max) {
@@ -431,9 +439,12 @@ class Runner {
   void print_events() {
     if (!opt_.out || opt_.quiet) {
       counter_.faults.clear();
+      counter_.rates.clear();
       counter_.async_log.clear();
       return;
     }
+    // Faults and rate cuts, merged in time order (each list is in time order already).
+    std::vector<std::pair<sim::SimTime, std::string>> rows;
     for (const SeenFault& f : counter_.faults) {
       const std::size_t from = adapter_index(f.from_adapter);
       std::string to = "?";
@@ -441,10 +452,20 @@ class Runner {
         if (l.a == from) to = sc_.adapters[l.b].config.name;
         if (l.b == from) to = sc_.adapters[l.a].config.name;
       }
+      rows.emplace_back(f.t, fmt::format("{:>12}  {:<8} fault: {} {} \u2192 {}: {} [{}]\n", f.t,
+                                         sc_.adapters[from].config.name, f.action,
+                                         sc_.adapters[from].config.name, to, f.frame, f.rule));
+    }
+    for (const trace::RateEvent& e : counter_.rates) {
+      const std::size_t a = adapter_index(e.adapter);
+      rows.emplace_back(e.t, fmt::format("{:>12}  {:<8} rate: {} cut by a CNP to {:.3f} Gb/s (target {:.3f}, alpha {:.3f})\n",
+                                         e.t, sc_.adapters[a].config.name, qp_label(a, e.qpn), e.rate_gbps,
+                                         e.target_gbps, e.alpha));
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (const auto& row : rows) {
       print_header();
-      fmt::print(opt_.out, "{:>12}  {:<8} fault: {} {} \u2192 {}: {} [{}]\n", f.t,
-                 sc_.adapters[from].config.name, f.action, sc_.adapters[from].config.name, to,
-                 f.frame, f.rule);
+      fmt::print(opt_.out, "{}", row.second);
     }
     if (counter_.fault_count > RunObserver::kMaxFaultsKept && !faults_capped_) {
       fmt::print(opt_.out, "note: only the first {} faults are listed; --trace records them all\n",
@@ -452,6 +473,7 @@ class Runner {
       faults_capped_ = true;
     }
     counter_.faults.clear();
+    counter_.rates.clear();
     for (const auto& [id, e] : counter_.async_log) {
       const std::size_t a = adapter_index(id);
       print_header();

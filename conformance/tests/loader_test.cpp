@@ -604,6 +604,7 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
   json j = base();
   j["adapters"][0]["profile"] = {{"ackreq", {{"on_last_packet", false}, {"every_n_packets", 8}}},
                                  {"ack", {{"mode", "COALESCE"}, {"max_packets", 4}, {"max_delay_ns", 700}}},
+                                 {"dcqcn", {{"line_rate_gbps", 100}, {"preset", "MLX5"}}},
                                  {"sport", "FIXED"},
                                  {"fixed_sport", "0xC123"},
                                  {"ipv4_ttl", 3},
@@ -627,6 +628,10 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
   EXPECT_EQ(c.profile.ack.max_packets, 4u);
   EXPECT_EQ(c.profile.ack.max_delay_ns, 700u);
   EXPECT_EQ(s.adapters[1].config.profile.ack.mode, model::AckCoalescing::Mode::ACKREQ);
+  EXPECT_TRUE(c.profile.dcqcn);
+  EXPECT_EQ(c.profile.line_rate_gbps, 100.0);
+  EXPECT_EQ(c.profile.dcqcn_params.rate_increase_period_ns, cc::DcqcnParams::mlx5_firmware().rate_increase_period_ns);
+  EXPECT_FALSE(s.adapters[1].config.profile.dcqcn);
   EXPECT_EQ(c.profile.sport, model::Profile::SportPolicy::FIXED);
   EXPECT_EQ(c.profile.fixed_sport, 0xC123);
   EXPECT_EQ(c.profile.ipv4_ttl, 3);

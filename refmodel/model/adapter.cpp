@@ -290,6 +290,13 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
     // it only tells the reaction point that its packets to the peer met congestion.
     if (ctx == nullptr || !p.icrc_ok) return drop("cnp_for_no_qp");
     ++impl_->queues[p.bth.dqpn].cnps_received;
+    if (config_.profile.dcqcn) {
+      // Reaction point (Annex A17.9; docs/dcqcn.md): the CNP cuts the QP's rate.
+      cc::DcqcnSender& rc = impl_->rate_controller(qp::Qpn(p.bth.dqpn));
+      rc.on_cnp(events_.now());
+      const cc::DcqcnReactionPoint& rp = rc.reaction_point();
+      observer_.on_rate({events_.now(), id_, p.bth.dqpn, rp.current_rate_gbps(), rp.target_rate_gbps(), rp.alpha(), "cnp"});
+    }
     return;
   }
   if (p.bth.dqpn == 0 || ctx == nullptr) return drop("no_such_qp");
@@ -347,12 +354,25 @@ wire::FrameSpec Adapter::Impl::base_spec(const qp::QpContext& ctx, const qp::Add
   return s;
 }
 
-void Adapter::Impl::transmit(const wire::FrameSpec& spec) {
+std::size_t Adapter::Impl::transmit(const wire::FrameSpec& spec) {
   wire::FrameSpec s = spec;
   wire::finalize(s);
   std::vector<std::uint8_t> frame = wire::encode(s);
+  const std::size_t length = frame.size();
   a.observer_.on_frame({now(), a.id_, trace::Direction::TX, frame});
   if (a.link_ != nullptr) a.link_->transmit(a, std::move(frame));
+  return length;
+}
+
+cc::DcqcnSender& Adapter::Impl::rate_controller(qp::Qpn qpn) {
+  std::unique_ptr<cc::DcqcnSender>& rc = queues[qpn.value()].dcqcn;
+  if (!rc) rc = std::make_unique<cc::DcqcnSender>(a.config_.profile.dcqcn_params, a.config_.profile.line_rate_gbps);
+  return *rc;
+}
+
+double Adapter::send_rate_gbps(qp::Qpn qpn) {
+  if (!config_.profile.dcqcn || qps_.find(qpn) == nullptr) return 0;
+  return impl_->rate_controller(qpn).rate_gbps(events_.now());
 }
 
 void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicited, qp::Qpn qpn) {

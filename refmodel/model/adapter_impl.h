@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -57,6 +58,7 @@ struct QpQueues {
   sim::EventId rnr_timer = 0;          // pending RNR wait, 0 if none
   bool timeout_retry = false;          // the retry in progress was started by the ACK timer
   std::uint64_t cnps_received = 0;     // reaction point: CNPs addressed to this QP
+  std::unique_ptr<cc::DcqcnSender> dcqcn;  // reaction point's rate and pacer (Profile::dcqcn)
   std::uint16_t ip_id = 0;             // IPv4 identification, counted per QP so that one QP's
                                        // retransmissions never change another QP's bytes
   std::optional<sim::SimTime> last_cnp_sent;  // notification point: rate limit per QP
@@ -96,7 +98,9 @@ struct Adapter::Impl {
   mem::QpRef qp_ref(const qp::QpContext& ctx) const { return {ctx.qpn.value(), mem::Pd{ctx.pd.value}}; }
   wire::FrameSpec base_spec(const qp::QpContext& ctx, const qp::AddressVector& av,
                             std::uint32_t dest_qpn);
-  void transmit(const wire::FrameSpec& spec);
+  std::size_t transmit(const wire::FrameSpec& spec);  // returns the frame's length
+  // The QP's DCQCN reaction point, made on first use (Profile::dcqcn).
+  cc::DcqcnSender& rate_controller(qp::Qpn qpn);
   void complete(std::uint32_t cq, const cq::Wc& wc, bool solicited, qp::Qpn qpn);
   // A transport or local error moves the QP to ERR at once (so it takes no more packets); its
   // flush and the report of the transition are handled at the end of the simulated instant,
@@ -122,7 +126,7 @@ struct Adapter::Impl {
   void schedule_requester(qp::Qpn qpn);
   void schedule_requester_at(qp::Qpn qpn, sim::SimTime at);
   void run_requester(qp::Qpn qpn);
-  void send_packet(qp::QpContext& ctx, SendWqe& wqe, const tx::Segment& seg);
+  std::size_t send_packet(qp::QpContext& ctx, SendWqe& wqe, const tx::Segment& seg);  // frame bytes
   bool start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& wqe);  // false: cannot start now
   void complete_send(qp::QpContext& ctx, SendWqe& wqe, cq::WcStatus status);
 

@@ -76,15 +76,16 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
         ++w.next_pkt;
         continue;
       }
-      if (pacer != nullptr) {
-        const sim::SimTime at = pacer->earliest_send(qpn.value(), now(), seg.length);
-        if (at > now()) {
-          if (at != sim::kNever) schedule_requester_at(qpn, at);
-          return;
-        }
+      sim::SimTime at = now();
+      if (a.config_.profile.dcqcn) at = std::max(at, rate_controller(qpn).earliest_send(now()));
+      if (pacer != nullptr) at = std::max(at, pacer->earliest_send(qpn.value(), now(), seg.length));
+      if (at > now()) {
+        if (at != sim::kNever) schedule_requester_at(qpn, at);
+        return;
       }
       ++w.next_pkt;
-      send_packet(*ctx, w, seg);
+      const std::size_t bytes = send_packet(*ctx, w, seg);
+      if (a.config_.profile.dcqcn) rate_controller(qpn).sent(now(), static_cast<std::uint32_t>(bytes));
       if (pacer != nullptr) pacer->sent(qpn.value(), now(), seg.length);
     }
     if (!w.fully_sent()) break;
@@ -183,7 +184,7 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
   return true;
 }
 
-void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segment& seg) {
+std::size_t Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segment& seg) {
   const bool ud = ctx.type == qp::QpType::UD;
   qp::AddressVector av = ctx.attr.ah_attr;
   std::uint32_t dqpn = ctx.attr.dest_qp_num;
@@ -238,10 +239,14 @@ void Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segmen
       copy_out(w.sges, seg.offset, s.payload);
     }
   }
-  transmit(s);
+  // With a reaction point the packets are ECN-capable, ECT(0), unless the path sets ECN bits
+  // itself (RoCEv2 Annex A17.9; digest §10.1).
+  if (a.config_.profile.dcqcn && s.ip.ecn == 0) s.ip.ecn = 2;
+  const std::size_t bytes = transmit(s);
   // The local ACK timer starts with a request when it is not already running (rxe
   // update_state; digest §5.2).
   if (reliable(ctx) && queues[ctx.qpn.value()].retransmit_timer == 0) arm_retransmit(ctx);
+  return bytes;
 }
 
 void Adapter::Impl::fail_wqe(qp::QpContext& ctx, SendWqe& w, errors::ErrorClass cls) {

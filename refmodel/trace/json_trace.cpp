@@ -64,6 +64,11 @@ std::string to_json(const FaultEvent& e) {
                      e.from_adapter, e.action, e.rule, frame_summary(e.bytes));
 }
 
+std::string to_json(const RateEvent& e) {
+  return fmt::format(R"({{"t":{},"ev":"rate","adapter":{},"qpn":{},"rate_gbps":{:.6f},"target_gbps":{:.6f},"alpha":{:.6f},"cause":"{}"}})",
+                     e.t, e.adapter, e.qpn, e.rate_gbps, e.target_gbps, e.alpha, e.cause);
+}
+
 JsonTraceWriter::~JsonTraceWriter() { std::fflush(out_); }
 
 void JsonTraceWriter::emit(const std::string& line) {
@@ -80,5 +85,6 @@ void JsonTraceWriter::on_access_denied(const AccessDeniedEvent& e) { emit(to_jso
 void JsonTraceWriter::on_async_event(const AsyncEvent& e) { emit(to_json(e)); }
 void JsonTraceWriter::on_drop(const DropEvent& e) { emit(to_json(e)); }
 void JsonTraceWriter::on_fault(const FaultEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_rate(const RateEvent& e) { emit(to_json(e)); }
 
 }  // namespace rocecert::trace

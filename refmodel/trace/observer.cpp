@@ -27,6 +27,9 @@ void ObserverList::on_drop(const DropEvent& e) {
   for (Observer* o : observers_) o->on_drop(e);
 }
 
+void ObserverList::on_rate(const RateEvent& e) {
+  for (Observer* o : observers_) o->on_rate(e);
+}
 void ObserverList::on_fault(const FaultEvent& e) {
   for (Observer* o : observers_) o->on_fault(e);
 }

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "rocecert/cc/dcqcn.h"
 #include "rocecert/cq/completion_queue.h"
 #include "rocecert/errors/arbitration.h"
 #include "rocecert/errors/error_table.h"
@@ -74,6 +75,13 @@ struct Profile {
   bool send_cnp = false;
   sim::SimTime cnp_interval_ns = 50'000;
   std::uint8_t cnp_traffic_class = 0;
+  // Reaction point (docs/dcqcn.md): with `dcqcn`, each RC/UC/UD QP's requester is paced by a
+  // DCQCN rate controller (refmodel/cc) starting at `line_rate_gbps`, which every CNP for the
+  // QP cuts; its packets leave ECN-capable (ECT(0)) so a congestion point can mark them CE.
+  // Off in the rxe profile (rxe ignores CNPs, digest §10.2).
+  bool dcqcn = false;
+  double line_rate_gbps = 25.0;
+  cc::DcqcnParams dcqcn_params{};
 };
 
 struct AdapterConfig {
@@ -165,8 +173,10 @@ class Adapter {
   std::vector<cq::Wc> poll_cq(std::uint32_t cq, std::size_t max);
   void req_notify_cq(std::uint32_t cq, bool solicited_only);
 
-  // CNPs received for a QP (the reaction point's record; rate control is not modelled).
+  // CNPs received for a QP (the reaction point's record).
   std::uint64_t cnps_received(qp::Qpn qpn) const;
+  // The rate QP `qpn`'s requester may send at (Profile::dcqcn), in Gb/s; 0: not paced.
+  double send_rate_gbps(qp::Qpn qpn);
 
   mem::HostMemory& memory() { return memory_; }
   mem::MemTable& mem_table() { return mem_; }

@@ -27,6 +27,7 @@ class JsonTraceWriter final : public Observer {
   void on_async_event(const AsyncEvent& e) override;
   void on_drop(const DropEvent& e) override;
   void on_fault(const FaultEvent& e) override;
+  void on_rate(const RateEvent& e) override;
 
  private:
   void emit(const std::string& line);

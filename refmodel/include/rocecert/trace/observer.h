@@ -96,6 +96,18 @@ struct FaultEvent {
   wire::ByteSpan bytes;
 };
 
+// A reaction point changed a QP's sending rate (congestion control, docs/dcqcn.md): a CNP
+// cut it. `rate_gbps` is the rate after the change.
+struct RateEvent {
+  SimTime t = 0;
+  std::uint32_t adapter = 0;
+  std::uint32_t qpn = 0;
+  double rate_gbps = 0;
+  double target_gbps = 0;
+  double alpha = 0;
+  std::string_view cause;  // "cnp"
+};
+
 class Observer {
  public:
   virtual ~Observer() = default;
@@ -108,6 +120,7 @@ class Observer {
   virtual void on_async_event(const AsyncEvent&) {}
   virtual void on_drop(const DropEvent&) {}
   virtual void on_fault(const FaultEvent&) {}
+  virtual void on_rate(const RateEvent&) {}
 };
 
 // Fans every event out to its observers, in the order they were added.
@@ -123,6 +136,7 @@ class ObserverList final : public Observer {
   void on_async_event(const AsyncEvent& e) override;
   void on_drop(const DropEvent& e) override;
   void on_fault(const FaultEvent& e) override;
+  void on_rate(const RateEvent& e) override;
 
  private:
   std::vector<Observer*> observers_;
