@@ -1135,9 +1135,10 @@ class Loader {
   }
 
   RunStep run(const Node& n) {
-    in_.object(n, {"op", "until_ns", "for_ns"});
+    in_.object(n, {"op", "until_ns", "for_ns", "poll"});
     in_.at_most_one(n, {"until_ns", "for_ns"});
     RunStep s;
+    if (auto v = in_.optional(n, "poll")) s.poll = in_.boolean(*v);
     if (auto v = in_.optional(n, "until_ns")) s.until_ns = in_.integer(*v, 0, sim::kNever - 1);
     if (auto v = in_.optional(n, "for_ns")) s.for_ns = in_.integer(*v, 1, sim::kNever - 1);
     return s;

@@ -401,7 +401,11 @@ class Runner {
                    "note: {}: still busy after {} of simulated time ({} events pending)\n", s.path,
                    duration(kIdleLimitNs), q.pending());
     }
-    poll_all();
+    if (b.poll) {
+      poll_all();
+    } else {
+      print_events();
+    }
   }
 
   void exec(const Step& s, const ExpectStep& b) {

@@ -5,7 +5,7 @@ namespace rocecert::cq {
 PushResult CompletionQueue::push(const Wc& wc, bool solicited) {
   if (in_error_) return PushResult::CQ_IN_ERROR;
   if (entries_.size() >= capacity_) {
-    in_error_ = true;
+    in_error_ = overrun_ == OverrunMode::STICKY;
     return PushResult::OVERFLOW;
   }
   entries_.push_back(wc);

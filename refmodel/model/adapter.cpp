@@ -95,7 +95,10 @@ mem::Result<mem::MrKeys> Adapter::reg_mr(const mem::MrRegistration& reg) {
 
 std::uint32_t Adapter::create_cq(std::uint32_t capacity) {
   const std::uint32_t cq = impl_->next_cq++;
-  cqs_.emplace(cq, cq::CompletionQueue(cq, capacity));
+  // The errors profile decides whether an overrun leaves the CQ in error (IBA) or not (rxe).
+  const auto overrun = config_.profile.error_profile == errors::ErrorProfile::IBA ? cq::OverrunMode::STICKY
+                                                                                  : cq::OverrunMode::TRANSIENT;
+  cqs_.emplace(cq, cq::CompletionQueue(cq, capacity, overrun));
   return cq;
 }
 

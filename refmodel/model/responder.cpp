@@ -487,9 +487,9 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         RecvWqe done = std::move(r);
         q.active_recv.reset();
         ctx.resp.recv_wqe_active = false;
-        const bool ack_first = !inv_failed || outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response == errors::Response::ACK;
-        if (rc && ack_first) ack_executed(ctx, psn, p.bth.ackreq);
         if (inv_failed) {
+          if (rc && outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response == errors::Response::ACK)
+            ack_executed(ctx, psn, p.bth.ackreq);
           // digest §11.9: rxe ACKs (above), completes the receive with REM_INV_REQ_ERR and
           // moves the QP to ERR; the IBA profile NAKs instead (errors table).
           std::optional<RecvWqe> failed = std::move(done);
@@ -502,6 +502,10 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         }
         complete_receive(ctx, done, cq::WcStatus::SUCCESS, ctx.resp.recv_offset, flags, imm, 0, p.bth.se,
                       cq::WcOpcode::RECV);
+        // rxe completes before it acknowledges (rxe_resp.c: COMPLETE, then ACKNOWLEDGE): when
+        // the receive CQ overruns, the QP is in ERR by now and the requester gets no ACK
+        // (shared/captures README, cq_overflow).
+        if (rc && ctx.state() != qp::QpState::ERR) ack_executed(ctx, psn, p.bth.ackreq);
         return;
       }
       if (rc) ack_executed(ctx, psn, p.bth.ackreq);
@@ -516,12 +520,13 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         ctx.resp.write.active = false;
         ++ctx.resp.msn;
       }
-      if (rc) ack_executed(ctx, psn, p.bth.ackreq);
       if (imm_recv) {
         // rxe reports the RETH DMA length as byte_len (digest §5.6).
         complete_receive(ctx, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
                       p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
       }
+      // Acknowledged after the completion, as for SEND: not at all if the CQ overran.
+      if (rc && ctx.state() != qp::QpState::ERR) ack_executed(ctx, psn, p.bth.ackreq);
       return;
     }
     case Operation::READ_REQUEST: {

@@ -46,6 +46,27 @@ TEST(CompletionQueue, FifoAndOverflow) {
   EXPECT_EQ(got[1].wr_id, 2u);
 }
 
+TEST(CompletionQueue, ATransientOverrunLosesOnlyTheCompletionThatDidNotFit) {
+  // rxe_cq_post: -EBUSY and CQ_ERR for the one completion; the CQ takes more once drained.
+  cq::CompletionQueue q(1, 2, cq::OverrunMode::TRANSIENT);
+  cq::Wc w;
+  for (std::uint64_t id = 1; id <= 2; ++id) {
+    w.wr_id = id;
+    EXPECT_EQ(q.push(w, false), cq::PushResult::OK);
+  }
+  w.wr_id = 3;
+  EXPECT_EQ(q.push(w, false), cq::PushResult::OVERFLOW);
+  EXPECT_FALSE(q.in_error());
+  EXPECT_EQ(q.push(w, false), cq::PushResult::OVERFLOW);  // still full: lost again
+  EXPECT_EQ(q.poll(1).front().wr_id, 1u);
+  w.wr_id = 4;
+  EXPECT_EQ(q.push(w, false), cq::PushResult::OK);
+  const auto got = q.poll(10);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].wr_id, 2u);
+  EXPECT_EQ(got[1].wr_id, 4u);
+}
+
 TEST(CompletionQueue, NotificationIsOneShotAndHonoursSolicitedOnly) {
   cq::CompletionQueue q(1, 16);
   cq::Wc ok;

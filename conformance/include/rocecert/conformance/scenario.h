@@ -213,6 +213,7 @@ struct RunStep {
   // Absolute end time; kNever: until idle (bounded by kIdleLimitNs past the current time).
   sim::SimTime until_ns = sim::kNever;
   sim::SimTime for_ns = 0;  // relative run length, when until_ns is kNever and this is > 0
+  bool poll = true;         // poll every CQ empty afterwards (false: leave them, e.g. to overrun one)
 };
 // "until idle" stops anyway after this much simulated time (10 s), so that a model that keeps
 // scheduling timers cannot hang the run; the runner says so when it happens.

@@ -15,13 +15,20 @@ namespace rocecert::cq {
 enum class PushResult : std::uint8_t {
   OK,            // queued, no notification due
   OK_NOTIFY,     // queued, and the armed notification fires (completion event)
-  OVERFLOW,      // no room: the completion is lost and the CQ is in error
-  CQ_IN_ERROR,   // the CQ already overflowed earlier; nothing is queued any more
+  OVERFLOW,      // no room: the completion is lost (and, if overruns stick, the CQ is in error)
+  CQ_IN_ERROR,   // the CQ already overflowed earlier and overruns stick; nothing is queued
 };
+
+// What an overrun leaves behind. IBA §11.4.2.1: the CQ is in error from then on (STICKY).
+// rxe (rxe_cq_post): the completion that did not fit is lost and CQ_ERR raised, but the CQ
+// goes on taking completions once there is room again (TRANSIENT): one CQ_ERR per lost
+// completion, as the cq_overflow notes of shared/captures say.
+enum class OverrunMode : std::uint8_t { STICKY, TRANSIENT };
 
 class CompletionQueue {
  public:
-  CompletionQueue(std::uint32_t id, std::uint32_t capacity) : id_(id), capacity_(capacity) {}
+  CompletionQueue(std::uint32_t id, std::uint32_t capacity, OverrunMode overrun = OverrunMode::STICKY)
+      : id_(id), capacity_(capacity), overrun_(overrun) {}
 
   std::uint32_t id() const { return id_; }
   std::uint32_t capacity() const { return capacity_; }
@@ -46,6 +53,7 @@ class CompletionQueue {
   std::deque<Wc> entries_;
   bool armed_ = false;
   bool solicited_only_ = false;
+  OverrunMode overrun_;
   bool in_error_ = false;
 };
 
