@@ -390,6 +390,16 @@ TEST(ScenarioLoader, WorkRequestFieldsMustFitTheOpcodeAndQpType) {
   EXPECT_EQ(error_of(j),
             "t.json: steps[10].for_ns: \"until_ns\" and \"for_ns\" exclude each other");
   j = base();
+  j["steps"][10]["poll"] = "no";
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[10].poll: ", 0), 0u) << error_of(j);
+  j = base();
+  j["steps"][10]["poll"] = false;
+  {
+    const Scenario s = parse_scenario(j.dump(), "t.json");
+    ASSERT_TRUE(std::holds_alternative<RunStep>(s.steps[10].body));
+    EXPECT_FALSE(std::get<RunStep>(s.steps[10].body).poll);
+  }
+  j = base();
   j["steps"][8]["attr"]["ah_attr"] = json::object();
   EXPECT_EQ(error_of(j),
             "t.json: steps[8].attr.ah_attr: needs \"peer\" (an adapter or QP name), or both "
