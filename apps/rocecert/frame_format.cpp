@@ -29,23 +29,6 @@ int bit(bool b) { return b ? 1 : 0; }
 
 }  // namespace
 
-std::string_view aeth_name(std::uint8_t syndrome) {
-  switch (wire::aeth_kind(syndrome)) {
-    case wire::AethKind::ACK: return "ACK";
-    case wire::AethKind::RNR_NAK: return "RNR_NAK";
-    case wire::AethKind::RESERVED: return "RESERVED";
-    case wire::AethKind::NAK: break;
-  }
-  switch (syndrome & 0x1F) {
-    case 0: return "NAK_PSN_SEQUENCE_ERROR";
-    case 1: return "NAK_INVALID_REQUEST";
-    case 2: return "NAK_REMOTE_ACCESS_ERROR";
-    case 3: return "NAK_REMOTE_OPERATIONAL_ERROR";
-    case 4: return "NAK_INVALID_RD_REQUEST";
-    default: return "NAK_RESERVED";
-  }
-}
-
 void append_json(Out& out, const ParsedFrame& p, const FrameContext& c) {
   auto o = std::back_inserter(out);
   fmt::format_to(o, R"({{"frame":{},"ts":{},"len":{})", c.frame, c.ts_ns, c.len);
@@ -160,7 +143,7 @@ void append_text(Out& out, const ParsedFrame& p, const FrameContext& c) {
       fmt::format_to(o, " va=0x{:x} rkey=0x{:x} swap_add=0x{:x} compare=0x{:x}", p.atomiceth.va,
                      p.atomiceth.rkey, p.atomiceth.swap_add, p.atomiceth.compare);
     if (p.has(Header::Aeth)) {
-      fmt::format_to(o, " {}", aeth_name(p.aeth.syndrome));
+      fmt::format_to(o, " {}", wire::aeth_name(p.aeth.syndrome));
       if (wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::RNR_NAK)
         fmt::format_to(o, "(timer={})", p.aeth.syndrome & 0x1F);
       fmt::format_to(o, " MSN={}", p.aeth.msn);

@@ -21,7 +21,5 @@ struct FrameContext {
 void append_text(fmt::memory_buffer& out, const wire::ParsedFrame& p, const FrameContext& c);
 void append_json(fmt::memory_buffer& out, const wire::ParsedFrame& p, const FrameContext& c);
 
-// "NAK_REMOTE_ACCESS_ERROR", "ACK", "RNR_NAK" ... for an AETH syndrome.
-std::string_view aeth_name(std::uint8_t syndrome);
 
 }  // namespace rocecert::cli

@@ -1145,11 +1145,17 @@ class Loader {
   }
 
   ExpectStep expect(const Node& n) {
-    in_.object(n, {"op", "completions", "memory", "qp_state", "async_events"});
+    in_.object(n, {"op", "frames", "completions", "memory", "qp_state", "async_events"});
     ExpectStep s;
-    if (!in_.has(n, "completions") && !in_.has(n, "memory") && !in_.has(n, "qp_state") &&
-        !in_.has(n, "async_events"))
-      in_.fail(n, "needs at least one of: completions, memory, qp_state, async_events");
+    if (!in_.has(n, "frames") && !in_.has(n, "completions") && !in_.has(n, "memory") &&
+        !in_.has(n, "qp_state") && !in_.has(n, "async_events"))
+      in_.fail(n, "needs at least one of: frames, completions, memory, qp_state, async_events");
+    if (auto f = in_.optional(n, "frames")) {
+      FramesExpect e;
+      e.path = f->path;
+      for (const Node& x : in_.array(*f)) e.frames.push_back(frame(x));
+      s.frames = std::move(e);
+    }
     if (auto c = in_.optional(n, "completions")) {
       if (!(*c)->is_object())
         in_.fail(*c, fmt::format("expected an object {{CQ name: [completions]}}, got {}",
@@ -1251,6 +1257,36 @@ class Loader {
       }
     }
     return e;
+  }
+
+  FrameExpect frame(const Node& n) {
+    in_.object(n, {"from", "opcode", "qp", "psn", "ackreq", "aeth", "msn", "payload_len", "dmalen"});
+    FrameExpect f;
+    f.path = n.path;
+    f.from = sc_.objects[ref(in_.required(n, "from"), {ObjectKind::ADAPTER})].adapter_index;
+    const Node op = in_.required(n, "opcode");
+    const std::string name = in_.string(op);
+    if (!wire::opcode_from_name(name, f.opcode))
+      in_.fail(op, fmt::format("unknown opcode \"{}\" (the names `rocecert decode` prints, e.g. "
+                               "RC_RDMA_WRITE_FIRST, RC_ACKNOWLEDGE)", name));
+    if (auto v = in_.optional(n, "qp")) f.qp = ref(*v, {ObjectKind::QP});
+    if (auto v = in_.optional(n, "psn")) f.psn = static_cast<std::uint32_t>(in_.integer(*v, 0, 0xFFFFFF));
+    if (auto v = in_.optional(n, "ackreq")) f.ackreq = in_.boolean(*v);
+    if (auto v = in_.optional(n, "aeth")) {
+      const std::string a = in_.string(*v);
+      bool known = false;
+      for (unsigned syndrome = 0; syndrome < 0x100 && !known; ++syndrome)
+        known = wire::aeth_name(static_cast<std::uint8_t>(syndrome)) == a;
+      if (!known)
+        in_.fail(*v, fmt::format("unknown AETH \"{}\" (ACK, RNR_NAK, NAK_PSN_SEQUENCE_ERROR, "
+                                 "NAK_INVALID_REQUEST, NAK_REMOTE_ACCESS_ERROR, "
+                                 "NAK_REMOTE_OPERATIONAL_ERROR, NAK_INVALID_RD_REQUEST)", a));
+      f.aeth = a;
+    }
+    if (auto v = in_.optional(n, "msn")) f.msn = static_cast<std::uint32_t>(in_.integer(*v, 0, 0xFFFFFF));
+    if (auto v = in_.optional(n, "payload_len")) f.payload_len = in_.u32(*v);
+    if (auto v = in_.optional(n, "dmalen")) f.dmalen = in_.u32(*v);
+    return f;
   }
 
   CompletionExpect completion(const Node& n) {

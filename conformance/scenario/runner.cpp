@@ -31,13 +31,44 @@ struct SeenFault {
   std::string frame;  // "RC_RDMA_WRITE_MIDDLE QP=0x12 PSN=101"
 };
 
+// A transmitted frame as "frames" expectations compare it.
+struct SentFrame {
+  std::uint32_t adapter = 0;  // adapter id
+  std::uint8_t opcode = 0;
+  std::uint32_t dqpn = 0, psn = 0;
+  bool ackreq = false;
+  std::optional<std::uint8_t> syndrome;
+  std::uint32_t msn = 0, payload_len = 0;
+  std::optional<std::uint32_t> dmalen;
+};
+
 // Counts transmitted frames, remembers when each completion entered its CQ (CQs are FIFO, so
 // the n-th completion polled from a CQ is the n-th one pushed), and keeps the asynchronous
 // events and the injected faults.
 class RunObserver final : public trace::Observer {
  public:
   void on_frame(const trace::FrameEvent& e) override {
-    if (e.dir == trace::Direction::TX) ++frames;
+    if (e.dir != trace::Direction::TX) return;
+    ++frames;
+    if (!record_frames) return;
+    wire::DecodeOptions opts;
+    opts.verify_icrc = false;
+    const wire::ParsedFrame p = wire::decode(e.bytes, opts);
+    SentFrame f;
+    f.adapter = e.adapter;
+    if (p.has_bth && !p.has_error) {
+      f.opcode = p.bth.opcode;
+      f.dqpn = p.bth.dqpn;
+      f.psn = p.bth.psn;
+      f.ackreq = p.bth.ackreq;
+      f.payload_len = p.payload_len;
+      if (p.has(wire::Header::Aeth)) {
+        f.syndrome = p.aeth.syndrome;
+        f.msn = p.aeth.msn;
+      }
+      if (p.has(wire::Header::Reth)) f.dmalen = p.reth.dmalen;
+    }
+    sent.push_back(f);
   }
   void on_cqe(const trace::CqeEvent& e) override { cqe_times[{e.adapter, e.cq}].push_back(e.t); }
   void on_async_event(const trace::AsyncEvent& e) override {
@@ -81,6 +112,8 @@ class RunObserver final : public trace::Observer {
   std::uint64_t fault_count = 0;
   std::uint64_t faults_kept = 0;  // at most kMaxFaultsKept per run
   std::vector<SeenFault> faults;  // kept and not yet printed
+  bool record_frames = false;  // some expect step has "frames"
+  std::vector<SentFrame> sent;  // every transmitted frame, when recording
   std::uint64_t rates_kept = 0;
   std::vector<trace::RateEvent> rates;  // reaction-point rate cuts not yet printed
 };
@@ -130,6 +163,8 @@ class Runner {
   RunResult run() {
     for (trace::Observer* o : opt_.observers) sim_.observers().add(o);
     sim_.observers().add(&counter_);
+    for (const Step& s : sc_.steps)
+      if (const auto* e = std::get_if<ExpectStep>(&s.body); e != nullptr && e->frames) counter_.record_frames = true;
     for (std::size_t i = 0; i < sc_.adapters.size(); ++i) {
       model::AdapterConfig c = sc_.adapters[i].config;
       c.seed = adapter_seed(opt_.seed, i);  // the adapter derives its key seed from it
@@ -410,6 +445,7 @@ class Runner {
 
   void exec(const Step& s, const ExpectStep& b) {
     poll_all();
+    if (b.frames) check_frames(s, *b.frames);
     for (const CqExpect& e : b.completions) check_completions(s, e);
     for (const MemoryExpect& m : b.memory) check_memory(m);
     for (const QpStateExpect& q : b.qp_states) check_qp_state(s, q);
@@ -592,6 +628,62 @@ class Runner {
                        cq::to_string(w.opcode), w.byte_len, qp_label(adapter, w.qp_num));
   }
 
+  std::string describe(const SentFrame& f) const {
+    const std::size_t a = adapter_index(f.adapter);
+    std::string s = fmt::format("{} sent {} PSN={}", sc_.adapters[a].config.name,
+                                wire::opcode_info(f.opcode).name, f.psn);
+    if (f.syndrome) s += fmt::format(" {} MSN={}", wire::aeth_name(*f.syndrome), f.msn);
+    return s;
+  }
+
+  // The frames sent since the previous "frames" expectation, against the list (DESIGN: every
+  // difference named, with its JSON path).
+  void check_frames(const Step& s, const FramesExpect& e) {
+    const std::vector<SentFrame>& sent = counter_.sent;
+    const std::size_t from = frames_checked_;
+    const std::size_t got = sent.size() - from;
+    std::size_t reported = 0;
+    for (std::size_t i = 0; i < e.frames.size(); ++i) {
+      const FrameExpect& x = e.frames[i];
+      ++result_.checks;
+      if (i >= got) {
+        fail(x.path, fmt::format("missing: {} frame{} sent since the last \"frames\" check, not {}", got,
+                                 got == 1 ? "" : "s", e.frames.size()));
+        break;
+      }
+      const SentFrame& f = sent[from + i];
+      std::vector<std::string> diffs;
+      const auto diff = [&](std::string_view field, const std::string& want, const std::string& have) {
+        if (want != have) diffs.push_back(fmt::format("{}: expected {}, got {}", field, want, have));
+      };
+      diff("from", sc_.adapters[x.from].config.name, sc_.adapters[adapter_index(f.adapter)].config.name);
+      diff("opcode", std::string(wire::opcode_info(x.opcode).name), std::string(wire::opcode_info(f.opcode).name));
+      if (x.psn) diff("psn", std::to_string(*x.psn), std::to_string(f.psn));
+      if (x.ackreq) diff("ackreq", *x.ackreq ? "true" : "false", f.ackreq ? "true" : "false");
+      if (x.aeth) diff("aeth", *x.aeth, f.syndrome ? std::string(wire::aeth_name(*f.syndrome)) : "none");
+      if (x.msn) diff("msn", std::to_string(*x.msn), f.syndrome ? std::to_string(f.msn) : "none");
+      if (x.payload_len) diff("payload_len", std::to_string(*x.payload_len), std::to_string(f.payload_len));
+      if (x.dmalen) diff("dmalen", std::to_string(*x.dmalen), f.dmalen ? std::to_string(*f.dmalen) : "none");
+      if (x.qp != kNoObj && need(x.qp, s)) {
+        const std::size_t a = sc_.objects[x.qp].adapter_index;
+        const std::uint32_t want = objs_[x.qp].qpn.value();
+        if (want != f.dqpn) diff("qp", qp_label(a, want), qp_label(a, f.dqpn));
+      }
+      if (!diffs.empty()) {
+        std::string msg;
+        for (const std::string& d : diffs) msg += (msg.empty() ? "" : "; ") + d;
+        fail(x.path, fmt::format("{} (frame {} since the last check: {})", msg, i + 1, describe(f)));
+        if (++reported == 10) break;  // the rest would mostly repeat one shift
+      }
+    }
+    if (got > e.frames.size()) {
+      ++result_.checks;
+      fail(e.path, fmt::format("{} more frame{} than expected, the first: {}", got - e.frames.size(),
+                               got - e.frames.size() == 1 ? "" : "s", describe(sent[from + e.frames.size()])));
+    }
+    frames_checked_ = sent.size();
+  }
+
   void check_completions(const Step& s, const CqExpect& e) {
     if (!need(e.cq, s)) return;
     const std::size_t adapter = sc_.objects[e.cq].adapter_index;
@@ -690,6 +782,7 @@ class Runner {
   const Scenario& sc_;
   const RunOptions& opt_;
   RunObserver counter_;  // before sim_: the simulation holds a pointer to it
+  std::size_t frames_checked_ = 0;  // counter_.sent[0, this) were matched by "frames" already
   model::Simulation sim_;
   std::vector<model::Adapter*> adapters_;
   std::vector<model::Link*> links_;

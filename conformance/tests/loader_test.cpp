@@ -115,6 +115,26 @@ TEST(ScenarioLoader, DuplicateKeysAreNamedWithTheirPath) {
   EXPECT_EQ(error_of_text(R"({"seed": 1, "seed": 2})"), "t.json: seed: duplicate key \"seed\"");
 }
 
+// Found with fuzz/fuzz_scenario: 60 kB of '[' made the path tracking of the JSON reader allocate
+// gigabytes (one path per open container, each as long as the path to it). Nesting is bounded.
+TEST(ScenarioLoader, DeepNestingIsAnErrorNotAnOutOfMemory) {
+  const auto nested = [](std::size_t arrays) {
+    return "{\"seed\": " + std::string(arrays, '[') + std::string(arrays, ']') + "}";
+  };
+  // 64 levels (the object and 63 arrays) are JSON the loader reads; "seed" is just no integer.
+  EXPECT_EQ(error_of_text(nested(63)).find("nested deeper"), std::string::npos)
+      << error_of_text(nested(63));
+  const auto zeros = [](std::size_t n) {
+    std::string s;
+    for (std::size_t i = 0; i < n; ++i) s += "[0]";
+    return s;
+  };
+  EXPECT_EQ(error_of_text(nested(64)),
+            "t.json: seed" + zeros(63) + ": objects and arrays nested deeper than 64 levels");
+  EXPECT_EQ(error_of_text(std::string(60000, '[')),
+            "t.json: " + zeros(64) + ": objects and arrays nested deeper than 64 levels");
+}
+
 TEST(ScenarioLoader, UnknownKeys) {
   json j = base();
   j["steps"][2]["lenght"] = 5;
@@ -187,7 +207,7 @@ TEST(ScenarioLoader, MissingKeys) {
   j["steps"][11] = json{{"op", "expect"}};
   EXPECT_EQ(
       error_of(j),
-      "t.json: steps[11]: needs at least one of: completions, memory, qp_state, async_events");
+      "t.json: steps[11]: needs at least one of: frames, completions, memory, qp_state, async_events");
 }
 
 TEST(ScenarioLoader, UnknownAndMisusedNames) {
@@ -389,6 +409,16 @@ TEST(ScenarioLoader, WorkRequestFieldsMustFitTheOpcodeAndQpType) {
   j["steps"][10]["for_ns"] = 5;
   EXPECT_EQ(error_of(j),
             "t.json: steps[10].for_ns: \"until_ns\" and \"for_ns\" exclude each other");
+  j = base();
+  j["steps"][11]["frames"] = {{{"from", "A"}, {"opcode", "RC_WRITE_FIRST"}}};
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[11].frames[0].opcode: unknown opcode \"RC_WRITE_FIRST\"", 0), 0u)
+      << error_of(j);
+  j["steps"][11]["frames"] = {{{"from", "A"}, {"opcode", "RC_ACKNOWLEDGE"}, {"aeth", "NAK"}}};
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[11].frames[0].aeth: unknown AETH \"NAK\"", 0), 0u) << error_of(j);
+  j["steps"][11]["frames"] = {{{"from", "C"}, {"opcode", "RC_ACKNOWLEDGE"}}};
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[11].frames[0].from: ", 0), 0u) << error_of(j);
+  j["steps"][11]["frames"] = {{{"opcode", "RC_ACKNOWLEDGE"}}};
+  EXPECT_EQ(error_of(j), "t.json: steps[11].frames[0]: missing required key \"from\"");
   j = base();
   j["steps"][10]["poll"] = "no";
   EXPECT_EQ(error_of(j).rfind("t.json: steps[10].poll: ", 0), 0u) << error_of(j);

@@ -328,6 +328,37 @@ TEST(ScenarioRunner, AsyncEventMismatchesAreReported) {
       << failures(o.result);
 }
 
+TEST(ScenarioRunner, FrameMismatchesAreReportedWithTheFrameThatWasSent) {
+  json j = vector_file("go_back_n.json");
+  std::size_t first = SIZE_MAX;
+  for (std::size_t i = 0; i < j["steps"].size() && first == SIZE_MAX; ++i)
+    if (j["steps"][i].contains("frames")) first = i;
+  ASSERT_NE(first, SIZE_MAX);
+  const std::string p = "steps[" + std::to_string(first) + "].frames";
+  json& frames = j["steps"][first]["frames"];
+  ASSERT_EQ(frames[4]["aeth"], "NAK_PSN_SEQUENCE_ERROR");
+  frames[4]["aeth"] = "ACK";  // the NAK of the lost MIDDLE
+  frames[1]["psn"] = 999;
+  Outcome o = run(j);
+  EXPECT_TRUE(has_failure(o.result, p + "[1]", "psn: expected 999, got 101 (frame 2 since the last check: A sent RC_RDMA_WRITE_MIDDLE PSN=101)"))
+      << failures(o.result);
+  EXPECT_TRUE(has_failure(o.result, p + "[4]", "aeth: expected ACK, got NAK_PSN_SEQUENCE_ERROR"))
+      << failures(o.result);
+  // One frame too few listed, then one too many.
+  j = vector_file("go_back_n.json");
+  j["steps"][first]["frames"].erase(8);
+  o = run(j);
+  EXPECT_TRUE(has_failure(o.result, p, "1 more frame than expected, the first: B sent RC_ACKNOWLEDGE PSN=103 ACK MSN=1"))
+      << failures(o.result);
+  j = vector_file("go_back_n.json");
+  j["steps"][first]["frames"].push_back({{"from", "B"}, {"opcode", "RC_ACKNOWLEDGE"}});
+  o = run(j);
+  EXPECT_TRUE(has_failure(o.result, p + "[9]", "missing: 9 frames sent since the last \"frames\" check, not 10"))
+      << failures(o.result);
+  // The next check starts after the frames the previous one covered: the READ's frames pass.
+  EXPECT_EQ(o.result.failures.size(), 1u) << failures(o.result);
+}
+
 TEST(ScenarioRunner, EveryVectorAndExamplePasses) {
   int n = 0;
   for (const char* dir : {"examples", "vectors/scenarios"}) {

@@ -17,9 +17,14 @@ std::string frame_summary(wire::ByteSpan bytes) {
     return fmt::format(R"("len":{},"error":"{}")", bytes.size(), wire::to_string(p.error.code));
   }
   if (!p.has_bth) return fmt::format(R"("len":{},"roce":false)", bytes.size());
-  return fmt::format(R"("len":{},"opcode":"{}","dqpn":{},"psn":{},"ackreq":{},"payload_len":{},"icrc_ok":{})",
-                     bytes.size(), p.op->name, p.bth.dqpn, p.bth.psn, p.bth.ackreq ? 1 : 0,
-                     p.payload_len, p.icrc_ok ? "true" : "false");
+  std::string s = fmt::format(R"("len":{},"opcode":"{}","dqpn":{},"psn":{},"ackreq":{},"payload_len":{})",
+                              bytes.size(), p.op->name, p.bth.dqpn, p.bth.psn, p.bth.ackreq ? 1 : 0,
+                              p.payload_len);
+  if (p.has(wire::Header::Reth)) s += fmt::format(R"(,"dmalen":{})", p.reth.dmalen);
+  if (p.has(wire::Header::Aeth))
+    s += fmt::format(R"(,"aeth":"{}","msn":{})", wire::aeth_name(p.aeth.syndrome), p.aeth.msn);
+  s += fmt::format(R"(,"icrc_ok":{})", p.icrc_ok ? "true" : "false");
+  return s;
 }
 }  // namespace
 

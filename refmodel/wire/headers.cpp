@@ -92,4 +92,21 @@ void write_immdt(MutableByteSpan b, const ImmDt& h) { store_be32(b, 0, h.value);
 Ieth read_ieth(ByteSpan b) { return {load_be32(b, 0)}; }
 void write_ieth(MutableByteSpan b, const Ieth& h) { store_be32(b, 0, h.rkey); }
 
+std::string_view aeth_name(std::uint8_t syndrome) {
+  switch (aeth_kind(syndrome)) {
+    case AethKind::ACK: return "ACK";
+    case AethKind::RNR_NAK: return "RNR_NAK";
+    case AethKind::RESERVED: return "RESERVED";
+    case AethKind::NAK: break;
+  }
+  switch (static_cast<NakCode>(syndrome & 0x1F)) {
+    case NakCode::PSN_SEQUENCE_ERROR: return "NAK_PSN_SEQUENCE_ERROR";
+    case NakCode::INVALID_REQUEST: return "NAK_INVALID_REQUEST";
+    case NakCode::REMOTE_ACCESS_ERROR: return "NAK_REMOTE_ACCESS_ERROR";
+    case NakCode::REMOTE_OPERATIONAL_ERROR: return "NAK_REMOTE_OPERATIONAL_ERROR";
+    case NakCode::INVALID_RD_REQUEST: return "NAK_INVALID_RD_REQUEST";
+  }
+  return "NAK_RESERVED";
+}
+
 }  // namespace rocecert::wire

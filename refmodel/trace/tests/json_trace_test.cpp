@@ -19,6 +19,19 @@ TEST(JsonTrace, EveryEventIsOneParsableLineWithIntegers) {
   EXPECT_EQ(j["opcode"], "RC_SEND_ONLY");
   EXPECT_EQ(j["payload_len"], 10);
   EXPECT_EQ(j["icrc_ok"], true);
+  EXPECT_FALSE(j.contains("aeth"));
+  // An ACK carries its AETH by name; a WRITE_FIRST its RETH DMA length.
+  const auto nak = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE), {4, false, 0, 3}));
+  j = json::parse(trace::to_json(trace::FrameEvent{1, 0, trace::Direction::TX, nak}));
+  ASSERT_TRUE(j.contains("aeth"));
+  EXPECT_TRUE(j["aeth"].is_string());
+  EXPECT_TRUE(j["msn"].is_number_integer());
+  const auto first = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_RDMA_WRITE_FIRST), {4, false, 16, 3}));
+  j = json::parse(trace::to_json(trace::FrameEvent{1, 0, trace::Direction::TX, first}));
+  EXPECT_TRUE(j["dmalen"].is_number_integer());
+  json r = json::parse(trace::to_json(trace::RateEvent{3, 0, 0x11, 12.5, 25.0, 1.0, "cnp"}));
+  EXPECT_EQ(r["ev"], "rate");
+  EXPECT_DOUBLE_EQ(r["rate_gbps"].get<double>(), 12.5);
 
   trace::QpTransitionEvent q{5, 1, 0x11, qp::QpState::RTS, qp::QpState::ERR, "nak_remote_access"};
   j = json::parse(trace::to_json(q));

@@ -257,7 +257,28 @@ struct AsyncExpect {
   std::size_t adapter = 0;               // index into Scenario::adapters
   std::vector<AsyncEventExpect> events;  // exactly these, in this order
 };
+// One frame an adapter put on the wire: who sent it and its opcode, and the other fields only
+// when given. Frames the link then dropped or changed count too (they were sent).
+struct FrameExpect {
+  std::string path;
+  std::size_t from = 0;  // index into Scenario::adapters
+  std::uint8_t opcode = 0;
+  ObjId qp = kNoObj;     // the BTH DestQP, as a QP of the scenario; kNoObj: not checked
+  std::optional<std::uint32_t> psn;
+  std::optional<bool> ackreq;
+  std::optional<std::string> aeth;  // wire::aeth_name of the syndrome: "ACK", "NAK_..."
+  std::optional<std::uint32_t> msn;
+  std::optional<std::uint32_t> payload_len;
+  std::optional<std::uint32_t> dmalen;
+};
+// Exactly these frames, in this order, were sent (by any adapter) since the previous
+// "frames" expectation, or since the start.
+struct FramesExpect {
+  std::string path;
+  std::vector<FrameExpect> frames;
+};
 struct ExpectStep {
+  std::optional<FramesExpect> frames;
   std::vector<CqExpect> completions;
   std::vector<MemoryExpect> memory;
   std::vector<QpStateExpect> qp_states;

@@ -44,5 +44,6 @@ std::string to_json(const AccessDeniedEvent& e);
 std::string to_json(const AsyncEvent& e);
 std::string to_json(const DropEvent& e);
 std::string to_json(const FaultEvent& e);
+std::string to_json(const RateEvent& e);
 
 }  // namespace rocecert::trace

@@ -5,6 +5,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <string_view>
 
 #include "rocecert/wire/bytes.h"
 
@@ -120,5 +121,8 @@ enum class NakCode : std::uint8_t {
   PSN_SEQUENCE_ERROR = 0, INVALID_REQUEST = 1, REMOTE_ACCESS_ERROR = 2,
   REMOTE_OPERATIONAL_ERROR = 3, INVALID_RD_REQUEST = 4
 };
+// "ACK", "RNR_NAK", "NAK_PSN_SEQUENCE_ERROR", "NAK_REMOTE_ACCESS_ERROR", ... "RESERVED" for an
+// AETH syndrome: the names `rocecert decode` prints and scenarios use.
+std::string_view aeth_name(std::uint8_t syndrome);
 
 }  // namespace rocecert::wire
