@@ -65,8 +65,13 @@ std::size_t token_start(std::string_view text, std::size_t last) {
   return i;
 }
 
+// Deepest nesting of objects and arrays a document may have. A scenario needs a handful of
+// levels; the limit keeps the paths tracked below (one per open container, each as long as the
+// path to it) from growing quadratically with the input: 60 kB of '[' would need gigabytes.
+constexpr std::size_t kMaxNesting = 64;
+
 // Tracks the JSON path while nlohmann's parser runs, to name duplicate keys (the DOM keeps
-// only the last value of a repeated key, silently).
+// only the last value of a repeated key, silently), and bounds the nesting depth.
 class DuplicateKeyCheck {
  public:
   explicit DuplicateKeyCheck(const Reader& reader) : reader_(reader) {}
@@ -74,11 +79,15 @@ class DuplicateKeyCheck {
   bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
     switch (event) {
       case json::parse_event_t::object_start:
-        frames_.push_back(Frame{element_path(), false, 0, {}, {}});
+      case json::parse_event_t::array_start: {
+        std::string path = element_path();
+        if (frames_.size() >= kMaxNesting)
+          reader_.fail(path, "objects and arrays nested deeper than " +
+                                 std::to_string(kMaxNesting) + " levels");
+        const bool is_array = event == json::parse_event_t::array_start;
+        frames_.push_back(Frame{std::move(path), is_array, 0, {}, {}});
         break;
-      case json::parse_event_t::array_start:
-        frames_.push_back(Frame{element_path(), true, 0, {}, {}});
-        break;
+      }
       case json::parse_event_t::object_end:
       case json::parse_event_t::array_end:
         if (!frames_.empty()) frames_.pop_back();
