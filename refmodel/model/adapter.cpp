@@ -309,6 +309,14 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
                           st == qp::QpState::SQD || st == qp::QpState::SQE;
   const bool req_ready = st == qp::QpState::RTS || st == qp::QpState::SQD;
   if (p.op->is_request() ? !resp_ready : !req_ready) return drop("qp_state");
+  // A connected QP takes packets only from the address it is connected to (rxe check_addr;
+  // errors table PKT_ADDRESS_MISMATCH: drop). The destination was checked above.
+  if (ctx->type != qp::QpType::UD) {
+    const std::array<std::uint8_t, 16>& peer = ctx->attr.ah_attr.dgid;
+    if (!std::equal(p.ip.src.begin(), p.ip.src.begin() + (p.ip.version == 4 ? 4 : 16),
+                    peer.begin() + (p.ip.version == 4 ? 12 : 0)))
+      return drop("address_mismatch");
+  }
   // P_Key (digest §1.5): low 15 bits equal and non-zero, one of the two a full member.
   const std::uint16_t ours = config_.profile.pkey;
   if ((p.bth.pkey & 0x7FFF) != (ours & 0x7FFF) || (p.bth.pkey & 0x7FFF) == 0 ||
@@ -378,7 +386,8 @@ double Adapter::send_rate_gbps(qp::Qpn qpn) {
   return impl_->rate_controller(qpn).rate_gbps(events_.now());
 }
 
-void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicited, qp::Qpn qpn) {
+void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicited, qp::Qpn qpn,
+                             bool send_side) {
   auto it = a.cqs_.find(cq_id);
   if (it == a.cqs_.end()) return;
   const cq::PushResult r = it->second.push(wc, solicited);
@@ -395,10 +404,11 @@ void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicit
   // receive CQ moves the QP to ERR, a full send CQ loses the completion and nothing else).
   qp::QpContext* ctx = a.qps_.find(qpn);
   if (ctx == nullptr || ctx->state() == qp::QpState::ERR) return;
-  const bool send_side = ctx->send_cq.value == cq_id && wc.opcode != cq::WcOpcode::RECV &&
-                         wc.opcode != cq::WcOpcode::RECV_RDMA_WITH_IMM && ctx->recv_cq.value != cq_id;
   const auto cls = send_side ? errors::ErrorClass::CQ_OVERFLOW_SEND : errors::ErrorClass::CQ_OVERFLOW;
   const errors::Outcome& o = outcome(*ctx, cls);
+  // The table's events besides CQ_ERR (raised above): IBA QP_FATAL on the QP (error_classes.def
+  // rows CQ_OVERFLOW and CQ_OVERFLOW_SEND: raise(CQ_ERR, QP_FATAL)).
+  raise_events(*ctx, o);
   apply_state_change(*ctx, send_side ? o.requester_state : o.responder_state, cls);
 }
 
@@ -456,7 +466,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
     wc.wr_id = w.wr.wr_id;
     wc.status = cq::WcStatus::WR_FLUSH_ERR;
     wc.qp_num = ctx.qpn.value();
-    complete(ctx.send_cq.value, wc, false, ctx.qpn);
+    complete(ctx.send_cq.value, wc, false, ctx.qpn, true);
   }
   q.sq.clear();
   if (!sq_only && ctx.has_srq && q.active_recv) {
@@ -467,7 +477,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
     wc.status = cq::WcStatus::WR_FLUSH_ERR;
     wc.qp_num = ctx.qpn.value();
     q.active_recv.reset();
-    complete(ctx.recv_cq.value, wc, false, ctx.qpn);
+    complete(ctx.recv_cq.value, wc, false, ctx.qpn, false);
   }
   if (!sq_only && !ctx.has_srq) {
     if (q.active_recv) {
@@ -480,7 +490,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
       wc.status = cq::WcStatus::WR_FLUSH_ERR;
       wc.qp_num = ctx.qpn.value();
       q.rq.pop_front();
-      complete(ctx.recv_cq.value, wc, false, ctx.qpn);
+      complete(ctx.recv_cq.value, wc, false, ctx.qpn, false);
     }
   }
   flushing = false;

@@ -101,7 +101,10 @@ struct Adapter::Impl {
   std::size_t transmit(const wire::FrameSpec& spec);  // returns the frame's length
   // The QP's DCQCN reaction point, made on first use (Profile::dcqcn).
   cc::DcqcnSender& rate_controller(qp::Qpn qpn);
-  void complete(std::uint32_t cq, const cq::Wc& wc, bool solicited, qp::Qpn qpn);
+  // `send_side`: a send WQE's completion (else a receive WQE's); a send and a receive CQ may
+  // be the same CQ, so the CQ cannot tell which overran (errors table: CQ_OVERFLOW_SEND vs
+  // CQ_OVERFLOW).
+  void complete(std::uint32_t cq, const cq::Wc& wc, bool solicited, qp::Qpn qpn, bool send_side);
   // A transport or local error moves the QP to ERR at once (so it takes no more packets); its
   // flush and the report of the transition are handled at the end of the simulated instant,
   // for all QPs that failed in it, in the order errors::arbitrate gives (docs/error-arbitration.md).

@@ -274,7 +274,7 @@ void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus s
     if (w.wr.opcode == tx::WrOpcode::SEND_WITH_IMM || w.wr.opcode == tx::WrOpcode::RDMA_WRITE_WITH_IMM)
       wc.wc_flags |= cq::kWcWithImm;
   }
-  complete(ctx.send_cq.value, wc, false, ctx.qpn);
+  complete(ctx.send_cq.value, wc, false, ctx.qpn, true);
 }
 
 }  // namespace rocecert::model

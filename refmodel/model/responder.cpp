@@ -174,7 +174,7 @@ void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
     wc.imm_data = imm;
     wc.src_qp = src_qp;
   }
-  complete(ctx.recv_cq.value, wc, solicited, ctx.qpn);
+  complete(ctx.recv_cq.value, wc, solicited, ctx.qpn, false);
 }
 
 void Adapter::Impl::raise_events(const qp::QpContext& ctx, const errors::Outcome& o) {
@@ -207,6 +207,12 @@ void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, error
     complete_receive(ctx, **held, *o.receive_status);
     held->reset();
     ctx.resp.recv_wqe_active = false;
+  } else if (held != nullptr && held->has_value() && held != &queues[ctx.qpn.value()].active_recv) {
+    // The table gives no receive status (e.g. RESP_RKEY_VIOLATION, RESP_WRITE_LENGTH on UC:
+    // drop().req_ok()): the WQE a WRITE_WITH_IMM would take is not consumed (rxe only peeks
+    // at it until the message completes), so it goes back to the head of its queue.
+    receive_queue(ctx).push_front(std::move(**held));
+    held->reset();
   }
   switch (o.response) {
     case errors::Response::NAK:
@@ -325,6 +331,11 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
           return;
         }
       }
+      if (op.operation == Operation::COMPARE_SWAP || op.operation == Operation::FETCH_ADD) {
+        // No responder resource holds it any more: never re-executed, dropped (errors table
+        // RESP_DUPLICATE_UNAVAILABLE: drop().retries(...); rxe duplicate_request, class D).
+        return refuse(ctx, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
+      }
       if (op.operation == Operation::READ_REQUEST) {
         // A READ asked again (its responses were lost, or the requester resumes a partial one):
         // regenerate from the responder resource, re-checking the key (rxe_recheck_mr); a
@@ -333,10 +344,12 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         std::uint32_t len = p.reth.dmalen;
         std::uint32_t rkey = p.reth.rkey;
         bool from_start = true;
+        bool found = false;
         for (const qp::ResponderResource& res : ctx.resp.resources) {
           if (res.type != qp::ResourceType::READ || qp::psn_diff(qp::Psn(psn), res.first_psn) < 0 ||
               qp::psn_diff(qp::Psn(psn), res.last_psn) > 0)
             continue;
+          found = true;
           const auto skip = static_cast<std::uint32_t>(qp::psn_diff(qp::Psn(psn), res.first_psn));
           va = res.va + std::uint64_t{skip} * ctx.mtu;
           len = res.length - skip * ctx.mtu;
@@ -344,6 +357,10 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
           from_start = skip == 0;
           break;
         }
+        // Its resource was recycled: dropped, not re-executed (errors table
+        // RESP_DUPLICATE_UNAVAILABLE: drop().retries(...); rxe duplicate_request, class D).
+        if (!found)
+          return refuse(ctx, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
         mem::AccessRequest req{mem::MemOp::REMOTE_READ, mem::Key(rkey), qp_ref(ctx), va, len, 0, false};
         const mem::AccessResult r = a.mem_.check(req);
         if (!r.ok()) return refuse(ctx, p, errors::ErrorClass::RESP_RKEY_VIOLATION, nullptr, mem::to_string(r.outcome));
