@@ -100,7 +100,8 @@ void Adapter::Impl::send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t
 }
 
 void Adapter::Impl::transmit_response(qp::QpContext& ctx, const wire::FrameSpec& spec) {
-  flush_pending_ack(ctx);
+  // Only a coalescing responder ever holds an ACK back (and the lookup is per packet).
+  if (a.config_.profile.ack.mode == AckCoalescing::Mode::COALESCE) flush_pending_ack(ctx);
   transmit(spec);
 }
 
