@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "model_pair.h"
+#include "wire_row.h"
 #include "rocecert/model/faults.h"
 #include "rocecert/pcap/reader.h"
 
@@ -23,31 +24,9 @@ using namespace rocecert::testing;
 
 namespace {
 
-struct Row {
-  std::uint8_t opcode = 0;
-  std::uint32_t psn = 0;
-  bool ackreq = false, se = false;
-  std::uint8_t padcnt = 0;
-  std::uint32_t payload_len = 0;
-  std::optional<std::uint32_t> dmalen, syndrome, msn, imm;
-};
+using Row = WireRow;
 
-Row row_of(const wire::ParsedFrame& p) {
-  Row r;
-  r.opcode = p.bth.opcode;
-  r.psn = p.bth.psn;
-  r.ackreq = p.bth.ackreq;
-  r.se = p.bth.se;
-  r.padcnt = p.bth.padcnt;
-  r.payload_len = p.payload_len;
-  if (p.has(wire::Header::Reth)) r.dmalen = p.reth.dmalen;
-  if (p.has(wire::Header::Aeth)) {
-    r.syndrome = p.aeth.syndrome;
-    r.msn = p.aeth.msn;
-  }
-  if (p.has(wire::Header::ImmDt)) r.imm = p.immdt.value;
-  return r;
-}
+Row row_of(const wire::ParsedFrame& p) { return wire_row(p); }
 
 struct Captured {
   std::vector<Row> dir[2];  // [0] A→B (from 10.0.0.1 / fd00::1), [1] B→A

@@ -26,46 +26,10 @@
 #include <vector>
 
 #include "model_pair.h"
+#include "wire_row.h"
 #include "rocecert/pcap/reader.h"
 
 namespace rocecert::testing {
-
-// The fields of a packet that a replay compares (addresses, keys, IP id and ports are free).
-struct WireRow {
-  std::uint8_t opcode = 0;
-  std::uint32_t psn = 0;
-  bool ackreq = false, se = false;
-  std::uint8_t padcnt = 0;
-  std::uint32_t payload_len = 0;
-  std::int64_t dmalen = -1, syndrome = -1, msn = -1, imm = -1;
-  bool operator==(const WireRow&) const = default;
-};
-
-inline WireRow wire_row(const wire::ParsedFrame& p) {
-  WireRow r;
-  r.opcode = p.bth.opcode;
-  r.psn = p.bth.psn;
-  r.ackreq = p.bth.ackreq;
-  r.se = p.bth.se;
-  r.padcnt = p.bth.padcnt;
-  r.payload_len = p.payload_len;
-  if (p.has(wire::Header::Reth)) r.dmalen = p.reth.dmalen;
-  if (p.has(wire::Header::Aeth)) {
-    r.syndrome = p.aeth.syndrome;
-    r.msn = p.aeth.msn;
-  }
-  if (p.has(wire::Header::ImmDt)) r.imm = p.immdt.value;
-  return r;
-}
-
-inline std::string describe(const WireRow& r) {
-  std::ostringstream o;
-  o << wire::opcode_info(r.opcode).name << " psn=" << r.psn << (r.ackreq ? " A" : "")
-    << " len=" << r.payload_len;
-  if (r.dmalen >= 0) o << " dmalen=" << r.dmalen;
-  if (r.syndrome >= 0) o << " aeth=0x" << std::hex << r.syndrome << std::dec << " msn=" << r.msn;
-  return o.str();
-}
 
 struct CapturedPacket {
   std::uint64_t frame = 0;  // 1-based, as in the capture

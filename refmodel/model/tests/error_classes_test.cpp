@@ -249,6 +249,15 @@ struct Probe {
   qp::QpState base_b = qp::QpState::RTS;
 };
 
+// A WR that fails at the requester before anything goes on the wire, with one queued behind.
+Probe local_failure(std::uint64_t wr, std::uint64_t wr_after) {
+  Probe p;
+  p.wr = wr;
+  p.wr_after = wr_after;
+  p.a_sends_nothing = true;
+  return p;
+}
+
 using Provoke = std::function<Probe(Rig&, const Outcome&)>;
 
 struct Scenario {
@@ -534,11 +543,7 @@ std::vector<Scenario> make_scenarios() {
                  w = r.wr(2, w.opcode, 64);
                  r.post(w);
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.wr_after = 2;
-                 p.a_sends_nothing = true;
-                 return p;
+                 return local_failure(1, 2);
                }});
   v.push_back({REQ_LOCAL_SCATTER_PROTECTION, kRc, [](Rig& r, const Outcome&) {
                  tx::SendWr w = r.wr(1, WrOpcode::RDMA_READ, 64);
@@ -546,11 +551,7 @@ std::vector<Scenario> make_scenarios() {
                  r.post(w);
                  r.post(r.wr(2, WrOpcode::RDMA_WRITE, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.wr_after = 2;
-                 p.a_sends_nothing = true;
-                 return p;
+                 return local_failure(1, 2);
                }});
   v.push_back({REQ_LOCAL_LENGTH, kRc, [](Rig& r, const Outcome&) {
                  // The READ request asks for 128 bytes; the WQE's buffer holds 64.
@@ -572,11 +573,7 @@ std::vector<Scenario> make_scenarios() {
                  r.post(w);
                  r.post(r.wr(2, WrOpcode::RDMA_WRITE, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.wr_after = 2;
-                 p.a_sends_nothing = true;
-                 return p;
+                 return local_failure(1, 2);
                }});
   v.push_back({REQ_MW_BIND, kRcUc, [](Rig& r, const Outcome&) {
                  tx::SendWr w = r.wr(1, WrOpcode::BIND_MW, 0);
@@ -589,11 +586,7 @@ std::vector<Scenario> make_scenarios() {
                  r.post(w);
                  r.post(r.wr(2, WrOpcode::RDMA_WRITE, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.wr_after = 2;
-                 p.a_sends_nothing = true;
-                 return p;
+                 return local_failure(1, 2);
                }});
 
   // ---- FLUSH ----

@@ -280,29 +280,42 @@ Outcome run_workload(std::uint64_t seed, const model::FaultPlan& plan,
 
 }  // namespace
 
+namespace {
+
+// 5 % loss, 3 % duplication, 3 % reordering each way, drawn from `seed`.
+model::FaultPlan random_faults(std::uint64_t seed) {
+  model::FaultPlan plan;
+  plan.seed = seed;
+  for (model::FaultRates* r : {&plan.a_to_b, &plan.b_to_a}) {
+    r->drop = 0.05;
+    r->duplicate = 0.03;
+    r->reorder = 0.03;
+  }
+  return plan;
+}
+
+// Every signaled WR completed exactly once and successfully (retry_cnt 7 retries forever), the
+// receives and the memory on both sides equal the lossless run (nothing written twice, no
+// atomic executed twice), and requests stayed in the PSN window.
+void expect_same_result(const Outcome& o, const Outcome& clean) {
+  ASSERT_EQ(o.send_wc.size(), 24u);
+  for (const auto& [id, n] : o.send_count) EXPECT_EQ(n, 1) << "wr " << id;
+  for (const auto& [id, st] : o.send_wc) EXPECT_EQ(st, cq::WcStatus::SUCCESS) << "wr " << id;
+  EXPECT_EQ(o.recv_count, clean.recv_count);
+  EXPECT_TRUE(o.a_mem == clean.a_mem);
+  EXPECT_TRUE(o.b_mem == clean.b_mem);
+  EXPECT_TRUE(o.psn_window_ok);
+}
+
+}  // namespace
+
 TEST(ReliabilityProperties, RandomLossDuplicationAndReorderingNeverChangeTheResult) {
   int seeds = 0;
   for (std::uint64_t seed = 1; seed <= 40; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Outcome clean = run_workload(seed, {});
     ASSERT_EQ(clean.send_wc.size(), 24u);
-    model::FaultPlan plan;
-    plan.seed = seed;
-    for (model::FaultRates* r : {&plan.a_to_b, &plan.b_to_a}) {
-      r->drop = 0.05;
-      r->duplicate = 0.03;
-      r->reorder = 0.03;
-    }
-    const Outcome faulty = run_workload(seed, plan);
-    // Every signaled WR completes exactly once, and successfully: retry_cnt 7 retries forever.
-    ASSERT_EQ(faulty.send_wc.size(), 24u);
-    for (const auto& [id, n] : faulty.send_count) EXPECT_EQ(n, 1) << "wr " << id;
-    for (const auto& [id, st] : faulty.send_wc) EXPECT_EQ(st, cq::WcStatus::SUCCESS) << "wr " << id;
-    EXPECT_EQ(faulty.recv_count, clean.recv_count);
-    // Memory on both sides equals the lossless run: nothing written twice, no atomic twice.
-    EXPECT_TRUE(faulty.a_mem == clean.a_mem);
-    EXPECT_TRUE(faulty.b_mem == clean.b_mem);
-    EXPECT_TRUE(faulty.psn_window_ok);
+    expect_same_result(run_workload(seed, random_faults(seed)), clean);
     ++seeds;
   }
   EXPECT_EQ(seeds, 40);
@@ -319,23 +332,8 @@ TEST(ReliabilityProperties, CoalescedAcksUnderRandomFaultsGiveTheSameResult) {
   for (std::uint64_t seed = 1; seed <= 20; ++seed) {
     SCOPED_TRACE("seed " + std::to_string(seed));
     const Outcome clean = run_workload(seed, {});
-    model::FaultPlan plan;
-    plan.seed = seed;
-    for (model::FaultRates* r : {&plan.a_to_b, &plan.b_to_a}) {
-      r->drop = 0.05;
-      r->duplicate = 0.03;
-      r->reorder = 0.03;
-    }
-    for (const model::FaultPlan& p : {model::FaultPlan{}, plan}) {
-      const Outcome o = run_workload(seed, p, coalesce);
-      ASSERT_EQ(o.send_wc.size(), 24u);
-      for (const auto& [id, n] : o.send_count) EXPECT_EQ(n, 1) << "wr " << id;
-      for (const auto& [id, st] : o.send_wc) EXPECT_EQ(st, cq::WcStatus::SUCCESS) << "wr " << id;
-      EXPECT_EQ(o.recv_count, clean.recv_count);
-      EXPECT_TRUE(o.a_mem == clean.a_mem);
-      EXPECT_TRUE(o.b_mem == clean.b_mem);
-      EXPECT_TRUE(o.psn_window_ok);
-    }
+    for (const model::FaultPlan& p : {model::FaultPlan{}, random_faults(seed)})
+      expect_same_result(run_workload(seed, p, coalesce), clean);
   }
 }
 
