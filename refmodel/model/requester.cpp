@@ -133,6 +133,14 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     }
     return true;
   }
+  // A UD WR needs an address vector: rxe_requester's rxe_get_av fails the WQE with
+  // LOC_QP_OP_ERR ("no address vector") before it builds the packet (errors table
+  // REQ_LOCAL_QP_OPERATION: rxe ERR, IBA SQE).
+  if (ctx.type == qp::QpType::UD && ahs.find(w.wr.ah) == ahs.end()) {
+    w.started = true;
+    fail_wqe(ctx, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
+    return true;
+  }
   if (w.is_read_or_atomic()) {
     if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight (digest §3.2)
     --ctx.req.rd_atomic_credits;

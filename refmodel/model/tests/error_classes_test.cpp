@@ -17,10 +17,10 @@
 //                                      refuses num_sge above the SRQ's max_sge (EINVAL), and
 //                                      no other path puts a WQE on an SRQ (rxe's check guards
 //                                      a user-mapped queue the model does not have).
-//   REQ_LOCAL_QP_OPERATION   UC UD     every WR a UC/UD QP cannot execute is refused by
-//                                      post_send already (opcode not on the transport,
-//                                      LOCAL_INV), and a UD WR longer than the MTU succeeds
-//                                      (REQ_UD_MESSAGE_TOO_LONG); nothing is left to fail later.
+//   REQ_LOCAL_QP_OPERATION   UC        every WR a UC QP cannot execute is refused by post_send
+//                                      already (opcode not on the transport, LOCAL_INV);
+//                                      nothing is left to fail later. (UD: a WR whose address
+//                                      handle does not exist, rxe's "no address vector".)
 // The test ErrorClassCoverage.EveryCellHasAScenarioOrAReason keeps this list honest: a new
 // class (or a new applicable cell) without a scenario or a reason here fails it.
 #include <gtest/gtest.h>
@@ -575,6 +575,14 @@ std::vector<Scenario> make_scenarios() {
                  r.run();
                  return local_failure(1, 2);
                }});
+  v.push_back({REQ_LOCAL_QP_OPERATION, {QpType::UD}, [](Rig& r, const Outcome&) {
+                 tx::SendWr w = r.wr(1, WrOpcode::SEND, 64);
+                 w.ah = 0xDEAD;  // no such address handle: rxe's "no address vector"
+                 r.post(w);
+                 r.post(r.wr(2, WrOpcode::SEND, 64));
+                 r.run();
+                 return local_failure(1, 2);
+               }});
   v.push_back({REQ_MW_BIND, kRcUc, [](Rig& r, const Outcome&) {
                  tx::SendWr w = r.wr(1, WrOpcode::BIND_MW, 0);
                  w.sg_list.clear();
@@ -740,7 +748,6 @@ const std::map<std::pair<ErrorClass, QpType>, std::string_view>& uncoverable() {
       {{ErrorClass::RESP_MALFORMED_RECV_WQE, QpType::UD},
        "post_srq_recv refuses num_sge above max_sge"},
       {{ErrorClass::REQ_LOCAL_QP_OPERATION, QpType::UC}, "every such WR is refused by post_send"},
-      {{ErrorClass::REQ_LOCAL_QP_OPERATION, QpType::UD}, "every such WR is refused by post_send"},
   };
   return m;
 }
