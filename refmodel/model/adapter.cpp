@@ -96,8 +96,8 @@ mem::Result<mem::MrKeys> Adapter::reg_mr(const mem::MrRegistration& reg) {
 std::uint32_t Adapter::create_cq(std::uint32_t capacity) {
   const std::uint32_t cq = impl_->next_cq++;
   // The errors profile decides whether an overrun leaves the CQ in error (IBA) or not (rxe).
-  const auto overrun = config_.profile.error_profile == errors::ErrorProfile::IBA ? cq::OverrunMode::STICKY
-                                                                                  : cq::OverrunMode::TRANSIENT;
+  const auto overrun = errors::cq_error_is_sticky(config_.profile.error_profile) ? cq::OverrunMode::STICKY
+                                                                                : cq::OverrunMode::TRANSIENT;
   cqs_.emplace(cq, cq::CompletionQueue(cq, capacity, overrun));
   return cq;
 }
@@ -495,6 +495,10 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
   }
   flushing = false;
   ctx.flush_pending = false;
+  // IBA: a QP on an SRQ that is in ERR will consume no more WQEs from it: Last WQE Reached
+  // (IBA §11.6.3; errors::raises_last_wqe_reached). rxe raises no QP event.
+  if (!sq_only && errors::raises_last_wqe_reached(a.config_.profile.error_profile, ctx.has_srq, true))
+    a.observer_.on_async_event({now(), a.id_, errors::to_string(errors::AsyncEventType::QP_LAST_WQE_REACHED), ctx.qpn.value()});
 }
 
 bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx::Sge>& sges,

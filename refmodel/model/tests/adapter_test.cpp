@@ -228,6 +228,48 @@ TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
   EXPECT_EQ(spy.events, (std::vector<std::string>{"SRQ_LIMIT_REACHED"}));  // 1 left < 2, once
 }
 
+TEST(Adapter, AQpOnAnSrqThatEntersErrRaisesLastWqeReachedUnderIba) {
+  // IBA §11.6.3 (errors::raises_last_wqe_reached): once a QP attached to an SRQ is in ERR it
+  // takes no more WQEs from it, and says so; the SRQ keeps its WQEs. rxe raises no QP event.
+  for (const errors::ErrorProfile profile : {errors::ErrorProfile::IBA, errors::ErrorProfile::RXE}) {
+    SCOPED_TRACE(std::string(errors::to_string(profile)));
+    Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200,
+           [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; });
+    const std::uint32_t srq = t.b.ad->create_srq(4, 1);
+    qp::CreateQpParams p;
+    p.pd = qp::PdId{t.b.pd.value};
+    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.caps = {4, 4, 1, 1, 0};
+    p.srq = qp::SrqId{srq};
+    const qp::Qpn on_srq = t.b.ad->create_qp(p).qpn;
+    p.pd = qp::PdId{t.a.pd.value};
+    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.srq.reset();
+    const qp::Qpn peer = t.a.ad->create_qp(p).qpn;
+    model::BringUp up;
+    up.access = 0xE;
+    ASSERT_FALSE(model::bring_up(*t.b.ad, on_srq, *t.a.ad, peer, up));
+    ASSERT_EQ(t.b.ad->post_srq_recv(srq, {7, {{kBase, 64, t.b.mr.lkey.value()}}}), model::PostError::OK);
+    struct AsyncSpy : trace::Observer {
+      std::vector<std::pair<std::string, std::uint32_t>> events;
+      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(e.kind, e.object); }
+    } spy;
+    t.sim.observers().add(&spy);
+    qp::QpAttr attr;
+    attr.qp_state = QpState::ERR;
+    ASSERT_TRUE(t.b.ad->modify_qp(on_srq, attr, qp::AttrMask::from_raw(static_cast<std::uint32_t>(AttrBit::STATE))).ok());
+    attr.qp_state = QpState::ERR;  // a QP without an SRQ: no such event
+    ASSERT_TRUE(t.b.ad->modify_qp(t.b.qpn, attr, qp::AttrMask::from_raw(static_cast<std::uint32_t>(AttrBit::STATE))).ok());
+    t.sim.run_until();
+    if (profile == errors::ErrorProfile::IBA) {
+      EXPECT_EQ(spy.events, (std::vector<std::pair<std::string, std::uint32_t>>{{"QP_LAST_WQE_REACHED", on_srq.value()}}));
+    } else {
+      EXPECT_TRUE(spy.events.empty());
+    }
+    EXPECT_TRUE(t.poll(t.b).empty());  // the SRQ's WQE was not flushed by the QP error
+  }
+}
+
 TEST(Adapter, CongestionNotificationPointSendsRateLimitedCnps) {
   Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200, [](model::AdapterConfig& c) {
     c.profile.send_cnp = true;
