@@ -249,6 +249,18 @@ struct Probe {
   qp::QpState base_b = qp::QpState::RTS;
 };
 
+// The requester's WR the class concerns, alone or with the receive WQE its message takes.
+Probe wr_only(std::uint64_t wr) {
+  Probe p;
+  p.wr = wr;
+  return p;
+}
+Probe wr_and_recv(std::uint64_t wr, std::uint64_t recv) {
+  Probe p = wr_only(wr);
+  p.recv = recv;
+  return p;
+}
+
 // A WR that fails at the requester before anything goes on the wire, with one queued behind.
 Probe local_failure(std::uint64_t wr, std::uint64_t wr_after) {
   Probe p;
@@ -341,10 +353,7 @@ Probe every_request_edited(Rig& r, std::function<void(wire::FrameSpec&)> edit) {
   r.recv(7, 0x4000);
   r.post(r.wr(1, tx::WrOpcode::SEND, 64));
   r.run();
-  Probe p;
-  p.wr = 1;
-  p.recv = 7;
-  return p;
+  return wr_and_recv(1, 7);
 }
 
 // --- the scenarios ------------------------------------------------------------------------------
@@ -387,17 +396,13 @@ std::vector<Scenario> make_scenarios() {
                  r.faults({every(model::FaultAction::DROP, model::LinkDirection::A_TO_B)});
                  r.post(r.wr(1, WrOpcode::RDMA_WRITE, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 return p;
+                 return wr_only(1);
                }});
   v.push_back({REQ_RNR_RETRY_EXCEEDED, kRc,
                [](Rig& r, const Outcome&) {
                  r.post(r.wr(1, WrOpcode::SEND, 64));  // no receive WQE on B
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 return p;
+                 return wr_only(1);
                },
                [](PairSetup& s) { s.rnr_retry = 0; }});
   v.push_back({REQ_BAD_RESPONSE, kRc, [](Rig& r, const Outcome&) {
@@ -440,9 +445,7 @@ std::vector<Scenario> make_scenarios() {
                [](Rig& r, const Outcome&) {
                  r.post(r.wr(1, WrOpcode::RDMA_READ, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 return p;
+                 return wr_only(1);
                },
                [](PairSetup& s) { s.max_dest_rd_atomic = 0; }});
   v.push_back({RESP_LENGTH, kRcUc,
@@ -451,10 +454,7 @@ std::vector<Scenario> make_scenarios() {
                  r.recv(7);
                  r.post(r.wr(1, WrOpcode::SEND, 1500));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.recv = 7;
-                 return p;
+                 return wr_and_recv(1, 7);
                },
                [](PairSetup& s) { s.mtu_a = 2048; }});
   v.push_back(
@@ -469,10 +469,7 @@ std::vector<Scenario> make_scenarios() {
                  r.recv(7);
                  r.post(r.wr(1, WrOpcode::RDMA_WRITE_WITH_IMM, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.recv = 7;
-                 return p;
+                 return wr_and_recv(1, 7);
                }});
   v.push_back({RESP_MISALIGNED_ATOMIC, kRc, [](Rig& r, const Outcome&) {
                  // post_send refuses it (EINVAL); a non-conforming requester sends it anyway.
@@ -483,18 +480,13 @@ std::vector<Scenario> make_scenarios() {
                  };
                  r.post(r.wr(1, WrOpcode::ATOMIC_FETCH_AND_ADD, 8));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 return p;
+                 return wr_only(1);
                }});
   v.push_back({RESP_RECV_BUFFER_TOO_SMALL, kAll, [](Rig& r, const Outcome&) {
                  r.recv(7, 64);  // UD: 40 bytes of GRH + 100 do not fit either
                  r.post(r.wr(1, WrOpcode::SEND, 100));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.recv = 7;
-                 return p;
+                 return wr_and_recv(1, 7);
                }});
   v.push_back({RESP_RECV_WQE_PROTECTION, kAll,
                [](Rig& r, const Outcome&) { return send_into_bad_lkey(r, true); }});
@@ -504,10 +496,7 @@ std::vector<Scenario> make_scenarios() {
                  w.invalidate_rkey = 0xFFFFFF00;  // names no MR or MW
                  r.post(w);
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.recv = 7;
-                 return p;
+                 return wr_and_recv(1, 7);
                }});
 
   // ---- REMOTE: the requester's view of a NAK ----
@@ -562,9 +551,7 @@ std::vector<Scenario> make_scenarios() {
                  };
                  r.post(r.wr(1, WrOpcode::RDMA_READ, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 return p;
+                 return wr_only(1);
                }});
   v.push_back({REQ_LOCAL_QP_OPERATION, kRc, [](Rig& r, const Outcome&) {
                  tx::SendWr w = r.wr(1, WrOpcode::LOCAL_INV, 0);
@@ -649,9 +636,7 @@ std::vector<Scenario> make_scenarios() {
   v.push_back({RESP_RNR, kAll, [](Rig& r, const Outcome&) {
                  r.post(r.wr(1, WrOpcode::SEND, 64));  // no receive WQE on B
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 return p;
+                 return wr_only(1);
                }});
   v.push_back({RESP_DUPLICATE_UNAVAILABLE, kRc,
                [](Rig& r, const Outcome&) {
@@ -690,10 +675,7 @@ std::vector<Scenario> make_scenarios() {
                  r.recv(7);
                  r.post(r.wr(1, WrOpcode::SEND, 64));
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.recv = 7;
-                 return p;
+                 return wr_and_recv(1, 7);
                }});
   v.push_back({PKT_INVALID_DEST_QP, kAll, [](Rig& r, const Outcome&) {
                  return every_request_edited(r, [](wire::FrameSpec& s) { s.bth.dqpn = 0x7777; });
@@ -719,10 +701,7 @@ std::vector<Scenario> make_scenarios() {
                  w.remote_qkey = 0x22222222;
                  r.post(w);
                  r.run();
-                 Probe p;
-                 p.wr = 1;
-                 p.recv = 7;
-                 return p;
+                 return wr_and_recv(1, 7);
                }});
   return v;
 }
