@@ -50,6 +50,20 @@ struct LossyPair : Pair {
     for (const auto& r : rules) plan.rules.push_back(rule(r));
     sim.link(0).set_faults(plan);
   }
+  // One RDMA WRITE of `len` bytes through the lossy link: it must land whole and complete once,
+  // successfully.
+  void write_and_check(std::size_t len, std::uint8_t seed) {
+    const auto data = data_of(len, seed);
+    a.ad->memory().write(kBase, data);
+    tx::SendWr w = wr(1, tx::WrOpcode::RDMA_WRITE, kBase, static_cast<std::uint32_t>(len));
+    w.remote_addr = kBase + 0x10000;
+    ASSERT_EQ(a.ad->post_send(a.qpn, w), model::PostError::OK);
+    sim.run_until(50'000'000);
+    EXPECT_EQ(b.ad->memory().read_bytes(kBase + 0x10000, data.size()), data);
+    const auto wc = poll(a);
+    ASSERT_EQ(wc.size(), 1u);
+    EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
+  }
 };
 
 }  // namespace
@@ -59,16 +73,7 @@ TEST(Reliability, WriteSurvivesTheLossOfItsFirstMiddleOrLastPacket) {
     SCOPED_TRACE(lost);
     LossyPair t;
     t.faults({std::string("drop opcode=") + lost + " nth=1"});
-    const auto data = data_of(5 * 1024, 3);
-    t.a.ad->memory().write(kBase, data);
-    tx::SendWr w = t.wr(1, tx::WrOpcode::RDMA_WRITE, kBase, 5 * 1024);
-    w.remote_addr = kBase + 0x10000;
-    ASSERT_EQ(t.a.ad->post_send(t.a.qpn, w), model::PostError::OK);
-    t.sim.run_until(50'000'000);
-    EXPECT_EQ(t.b.ad->memory().read_bytes(kBase + 0x10000, data.size()), data);
-    const auto wc = t.poll(t.a);
-    ASSERT_EQ(wc.size(), 1u);
-    EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
+    t.write_and_check(5 * 1024, 3);
     ASSERT_FALSE(t.retries.kinds.empty());
     // A lost FIRST or MIDDLE is seen by the responder as a gap (PSN sequence NAK); a lost LAST
     // leaves nothing behind it, so only the ACK timer finds it (digest §3.3, §5.2).
@@ -80,16 +85,7 @@ TEST(Reliability, WriteSurvivesTheLossOfItsFirstMiddleOrLastPacket) {
 TEST(Reliability, SeveralPacketsInARowAndAcrossThePsnWrap) {
   LossyPair t(0xFFFFFE);  // the message's PSNs run 0xFFFFFE, 0xFFFFFF, 0, 1, ...
   t.faults({"drop class=write nth=2..4"});
-  const auto data = data_of(6 * 1024, 5);
-  t.a.ad->memory().write(kBase, data);
-  tx::SendWr w = t.wr(1, tx::WrOpcode::RDMA_WRITE, kBase, 6 * 1024);
-  w.remote_addr = kBase + 0x10000;
-  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, w), model::PostError::OK);
-  t.sim.run_until(50'000'000);
-  EXPECT_EQ(t.b.ad->memory().read_bytes(kBase + 0x10000, data.size()), data);
-  const auto wc = t.poll(t.a);
-  ASSERT_EQ(wc.size(), 1u);
-  EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
+  t.write_and_check(6 * 1024, 5);
   EXPECT_EQ(t.b.ad->qps().find(t.b.qpn)->resp.epsn.value(), 4u);  // 0xFFFFFE + 6, wrapped
 }
 
