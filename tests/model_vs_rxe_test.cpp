@@ -246,7 +246,7 @@ TEST(ModelVsRxe, AtomicToAQpWithoutRemoteAtomic) {
 
 TEST(ModelVsRxe, SendLongerThanTheReceiveBuffer) {
   // rxe 6.1: NAK remote operational error (0x63) and LOC_QP_OP_ERR at the responder
-  // (digest §11.6); the IB convention would be NAK invalid request and LOC_LEN_ERR.
+  // (docs/spec-notes.md §11.6); the IB convention would be NAK invalid request and LOC_LEN_ERR.
   const Captured real = load("err_send_too_long.pcap");
   Pair t(qp::QpType::RC, 1024, kAll, first_psn(real), 0);
   ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);

@@ -68,8 +68,8 @@ int severity(StateChange s) {
   return 0;
 }
 
-// The state a QP in `from` moves to under `change` (digest §6.2: any state but RESET can go to
-// ERR; SQE is entered from RTS, or SQD, by a send-side error on UC/UD).
+// The state a QP in `from` moves to under `change` (docs/spec-notes.md §6.2: any state but RESET
+// can go to ERR; SQE is entered from RTS, or SQD, by a send-side error on UC/UD).
 qp::QpState apply(qp::QpState from, StateChange change) {
   switch (change) {
     case StateChange::NONE:
@@ -145,7 +145,8 @@ Isolation isolate(const ResourceRef& resource, std::span<const QpAttachment> qps
 
   // Apply the events in precedence order. A QP's own events are all that can move it; an
   // event on a QP that is already in ERR (or RESET) is subsumed: it changes nothing and raises
-  // nothing, as a QP in ERR drops what it receives and flushes what it holds (digest §6.3).
+  // nothing, as a QP in ERR drops what it receives and flushes what it holds (docs/spec-notes.md
+  // §6.3).
   for (const ErrorEvent& e : sorted_by_precedence(events)) {
     if (e.resource != resource) continue;
     const auto a = attached.find(e.qp);

@@ -1,4 +1,5 @@
-// Access-flag names and the splitmix64 key-byte generator (keys.h, digest §7.1-7.2).
+// Access-flag names and the splitmix64 key-byte generator (keys.h, IBTA Vol. 1 §10.6;
+// docs/spec-notes.md §7.1-7.2).
 #include "rocecert/mem/keys.h"
 
 #include <array>

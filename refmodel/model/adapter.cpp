@@ -64,7 +64,8 @@ bool is_ipv4_gid(const std::array<std::uint8_t, 16>& g) {
 
 }  // namespace
 
-// rdma_calc_flow_label + rdma_flow_label_to_udp_sport (include/rdma/ib_verbs.h; digest §1.3).
+// rdma_calc_flow_label + rdma_flow_label_to_udp_sport (include/rdma/ib_verbs.h; IBTA Vol. 1 Annex
+// A17.4; docs/spec-notes.md §1.3).
 std::uint16_t rxe_udp_sport(std::uint32_t lqpn, std::uint32_t rqpn) {
   std::uint64_t v = std::uint64_t{lqpn} * rqpn;
   v ^= v >> 20;
@@ -121,7 +122,7 @@ qp::ModifyResult Adapter::modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::Att
                                 r.transition->to, "modify_qp"});
     qp::QpContext* ctx = qps_.find(qpn);
     if (r.transition->to == qp::QpState::RESET) {
-      // Entering RESET discards every WQE without completions (digest §6.4).
+      // Entering RESET discards every WQE without completions (docs/spec-notes.md §6.4).
       QpQueues& q = impl_->queues[qpn.value()];
       q.sq.clear();
       q.rq.clear();
@@ -138,13 +139,13 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   qp::QpContext* ctx = qps_.find(qpn);
   if (ctx == nullptr) return PostError::NO_SUCH_QP;
   const qp::QpState st = ctx->state();
-  // digest §6.3: posting needs RTS, SQD, SQE or ERR (where the WR is flushed at once).
+  // docs/spec-notes.md §6.3: posting needs RTS, SQD, SQE or ERR (where the WR is flushed at once).
   if (st == qp::QpState::RESET || st == qp::QpState::INIT || st == qp::QpState::RTR)
     return PostError::INVALID_STATE;
   const wire::Transport t = transport_of(ctx->type);
   const bool local_op = wr.opcode == tx::WrOpcode::LOCAL_INV || wr.opcode == tx::WrOpcode::BIND_MW;
   if (local_op) {
-    // LOCAL_INV: RC only; BIND_MW: RC and UC (digest §2.5, rxe_wr_opcode_info).
+    // LOCAL_INV: RC only; BIND_MW: RC and UC (docs/spec-notes.md §2.5, rxe_wr_opcode_info).
     if (ctx->type == qp::QpType::UD || (wr.opcode == tx::WrOpcode::LOCAL_INV && ctx->type != qp::QpType::RC))
       return PostError::INVALID_OPCODE;
   } else if (tx::wire_opcode(t, wr.opcode, wire::Position::ONLY) == 0xFF) {
@@ -168,7 +169,7 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   wqe.signaled = ctx->sq_sig_all || (wr.send_flags & tx::kSendSignaled) != 0;
   q.sq.push_back(std::move(wqe));
   if (st == qp::QpState::ERR) {
-    impl_->flush(*ctx);  // digest §6.3/§6.5: WRs posted in ERR complete with WR_FLUSH_ERR
+    impl_->flush(*ctx);  // docs/spec-notes.md §6.3/§6.5: WRs posted in ERR complete with WR_FLUSH_ERR
   } else {
     impl_->schedule_requester(qpn);
   }
@@ -210,7 +211,8 @@ void Adapter::Impl::maybe_send_cnp(const qp::QpContext& ctx, const wire::ParsedF
   if (q.last_cnp_sent && now() - *q.last_cnp_sent < interval) return;
   q.last_cnp_sent = now();
   // CNP: BTH opcode 0x81, BECN set, DestQP = the QP whose packets were marked, PSN 0, A 0,
-  // then 16 reserved bytes (Annex A17.9.3; digest §10.2). Sent back to the packet's source.
+  // then 16 reserved bytes (Annex A17.9.3; IBTA Vol. 1 Annex A17.9.3; docs/spec-notes.md §10.2).
+  // Sent back to the packet's source.
   qp::AddressVector av;
   av.dmac = p.eth.src;
   if (p.ip.version == 4) {
@@ -281,7 +283,7 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
   auto drop = [&](std::string_view reason) {
     observer_.on_drop({events_.now(), id_, reason, frame});
   };
-  // Admission, in rxe_rcv order (digest §1.9); every failure is a silent drop.
+  // Admission, in rxe_rcv order (docs/spec-notes.md §1.9); every failure is a silent drop.
   if (p.has_error || !p.roce || !p.has_bth) return drop("malformed");
   if (!std::equal(p.ip.dst.begin(), p.ip.dst.begin() + (p.ip.version == 4 ? 4 : 16),
                   config_.gid.begin() + (p.ip.version == 4 ? 12 : 0)))
@@ -289,8 +291,9 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
   if (p.bth.tver != 0) return drop("tver");
   qp::QpContext* ctx = qps_.find(qp::Qpn(p.bth.dqpn));
   if (p.op->transport == wire::Transport::CNP) {
-    // A CNP carries no transport semantics: no PSN, no NAK, no sequence effect (digest §10.2);
-    // it only tells the reaction point that its packets to the peer met congestion.
+    // A CNP carries no transport semantics: no PSN, no NAK, no sequence effect (IBTA Vol. 1 Annex
+    // A17.9.3; docs/spec-notes.md §10.2); it only tells the reaction point that its packets to the
+    // peer met congestion.
     if (ctx == nullptr || !p.icrc_ok) return drop("cnp_for_no_qp");
     ++impl_->queues[p.bth.dqpn].cnps_received;
     if (config_.profile.dcqcn) {
@@ -317,7 +320,7 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
                     peer.begin() + (p.ip.version == 4 ? 12 : 0)))
       return drop("address_mismatch");
   }
-  // P_Key (digest §1.5): low 15 bits equal and non-zero, one of the two a full member.
+  // P_Key (docs/spec-notes.md §1.5): low 15 bits equal and non-zero, one of the two a full member.
   const std::uint16_t ours = config_.profile.pkey;
   if ((p.bth.pkey & 0x7FFF) != (ours & 0x7FFF) || (p.bth.pkey & 0x7FFF) == 0 ||
       ((p.bth.pkey | ours) & 0x8000) == 0)
@@ -415,7 +418,7 @@ void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicit
 void Adapter::Impl::enter_error(qp::QpContext& ctx, errors::ErrorClass cause) {
   const auto t = a.qps_.enter_error(ctx.qpn);
   if (!t) return;
-  // Timers are cancelled (digest §6.5).
+  // Timers are cancelled (docs/spec-notes.md §6.5).
   QpQueues& q = queues[ctx.qpn.value()];
   if (q.retransmit_timer != 0) a.events_.cancel(q.retransmit_timer);
   if (q.rnr_timer != 0) a.events_.cancel(q.rnr_timer);
@@ -454,8 +457,8 @@ void Adapter::Impl::resolve_errors() {
 }
 
 void Adapter::Impl::flush(qp::QpContext& ctx) {
-  // digest §6.5: every outstanding SQ WQE, in order, then every RQ WQE, with WR_FLUSH_ERR;
-  // error completions are always generated, signaled or not (§5.6).
+  // docs/spec-notes.md §6.5: every outstanding SQ WQE, in order, then every RQ WQE, with
+  // WR_FLUSH_ERR; error completions are always generated, signaled or not (§5.6).
   QpQueues& q = queues[ctx.qpn.value()];
   const bool sq_only = ctx.state() == qp::QpState::SQE;
   flushing = true;
@@ -471,7 +474,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
   q.sq.clear();
   if (!sq_only && ctx.has_srq && q.active_recv) {
     // A WQE taken from the SRQ by a message in progress completes in error; the SRQ itself
-    // is not flushed by a QP error (digest §6.5).
+    // is not flushed by a QP error (docs/spec-notes.md §6.5).
     cq::Wc wc;
     wc.wr_id = q.active_recv->wr.wr_id;
     wc.status = cq::WcStatus::WR_FLUSH_ERR;
@@ -506,7 +509,7 @@ bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx:
                                  mem::AccessResult& failure, std::uint32_t& bad_key) {
   out.clear();
   for (const tx::Sge& s : sges) {
-    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (digest §7.3)
+    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3)
     mem::AccessRequest req;
     req.op = op;
     req.key = mem::Key(s.lkey);

@@ -137,7 +137,8 @@ struct Adapter::Impl {
   std::deque<RecvWqe>& receive_queue(const qp::QpContext& ctx);
   void srq_consumed(const qp::QpContext& ctx);  // SRQ limit event
 
-  // reliability.cpp: timers, retries and go-back-N (digest §5.2-§5.4)
+  // reliability.cpp: timers, retries and go-back-N (IBTA Vol. 1 §9.7.6.1.3, C9-140, §9.7.5.2.8;
+  // docs/spec-notes.md §5.2-§5.4)
   void arm_retransmit(qp::QpContext& ctx);     // (re)start the local ACK timer if anything is outstanding
   void cancel_retransmit(qp::QpContext& ctx);
   void on_retransmit_timeout(qp::Qpn qpn);

@@ -1,8 +1,9 @@
 // The completer (IBA §9.7.5.1-§9.7.5.2; rxe_comp.c): responses are matched to send WQEs by PSN.
 // An ACK with PSN p completes every SEND/WRITE WQE whose last PSN is not after p (coalesced
-// ACKs, digest §3.4); READ and atomic WQEs complete only with their own responses, whose data
-// are scattered into the WQE's local buffers. NAKs complete the WQE they name with the error
-// of digest §4.3 and move the QP to ERR. Completions are generated in send-queue order.
+// ACKs, docs/spec-notes.md §3.4); READ and atomic WQEs complete only with their own responses,
+// whose data are scattered into the WQE's local buffers. NAKs complete the WQE they name with the
+// error of docs/spec-notes.md §4.3 and move the QP to ERR. Completions are generated in send-queue
+// order.
 #include <algorithm>
 
 #include "adapter_impl.h"
@@ -26,7 +27,8 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
 
   // Complete, in order, the SEND/WRITE WQEs covered by PSN `upto` (implicit ACK). Stops at the
   // first WQE that is not covered or that only its own response can complete; returns that
-  // WQE when `upto` is past its last PSN: its response was lost (implied NAK, digest §3.4).
+  // WQE when `upto` is past its last PSN: its response was lost (implied NAK, docs/spec-notes.md
+  // §3.4).
   auto retire_covered = [&](qp::Psn upto) -> SendWqe* {
     for (SendWqe& w : q.sq) {
       if (w.done) continue;
@@ -60,12 +62,12 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     if (implied_nak(blocked)) return;
   } else if (op.operation == Operation::ACK) {
     const wire::AethKind kind = wire::aeth_kind(p.aeth.syndrome);
-    // A NAK implicitly acknowledges everything before its PSN (digest §3.4).
+    // A NAK implicitly acknowledges everything before its PSN (docs/spec-notes.md §3.4).
     retire_covered(psn - 1u);
     if (kind == wire::AethKind::NAK && (p.aeth.syndrome & 0x1F) != 0) {
       SendWqe* w = find_wqe(psn);
       if (w == nullptr) return drop("nak_for_no_wqe");
-      // The NAK's code selects the error class and so the WQE's status (digest §4.3).
+      // The NAK's code selects the error class and so the WQE's status (docs/spec-notes.md §4.3).
       const auto cls = errors::error_for_syndrome(p.aeth.syndrome).value_or(errors::ErrorClass::REQ_RESERVED_NAK);
       fail_wqe(ctx, *w, cls);
       return;
@@ -75,11 +77,12 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       return;
     }
     if (kind == wire::AethKind::NAK) {
-      // PSN sequence error: go back to the PSN the responder expects (digest §4.3, §5.3).
+      // PSN sequence error: go back to the PSN the responder expects (docs/spec-notes.md §4.3,
+      // §5.3).
       retry_from(ctx, trace::RetryKind::SEQUENCE_NAK, psn);
       return;
     }
-    // A reserved syndrome type (digest §4.1): a bad response.
+    // A reserved syndrome type (docs/spec-notes.md §4.1): a bad response.
     if (SendWqe* w = find_wqe(psn)) fail_wqe(ctx, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
     return;
   } else if (op.operation == Operation::READ_RESPONSE || op.operation == Operation::ATOMIC_ACK) {
@@ -91,8 +94,8 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     const bool atomic = w->wr.opcode == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
                         w->wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
     if ((atomic_ack && !atomic) || (!atomic_ack && !read && !zero_len_reply)) {
-      // A response of the wrong kind for the WQE (digest §4.3: BAD_RESP_ERR is the generic
-      // status; rxe uses FATAL_ERR for a READ response to a non-READ WQE).
+      // A response of the wrong kind for the WQE (docs/spec-notes.md §4.3: BAD_RESP_ERR is the
+      // generic status; rxe uses FATAL_ERR for a READ response to a non-READ WQE).
       fail_wqe(ctx, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
       return;
     }
@@ -101,7 +104,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     if (implied_nak(retire_covered(w->first_psn - 1u))) return;
     advance_comp(w->first_psn);
     // Responses come in PSN order: one ahead of the expected PSN means the ones between were
-    // lost, one behind is a duplicate (rxe check_psn; digest §3.4, §5.3).
+    // lost, one behind is a duplicate (rxe check_psn; docs/spec-notes.md §3.4, §5.3).
     if (qp::psn_before(psn, ctx.req.comp_psn)) return drop("duplicate_response");
     if (qp::psn_after(psn, ctx.req.comp_psn)) {
       retry_from(ctx, trace::RetryKind::IMPLIED_NAK, ctx.req.comp_psn);
@@ -132,7 +135,8 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
   }
 
   if (progress) {
-    // Forward progress reloads the retry counters (digest §5.2).
+    // Forward progress reloads the retry counters (IBTA Vol. 1 §9.7.6.1.3, C9-140;
+    // docs/spec-notes.md §5.2).
     ctx.req.retry_cnt = ctx.attr.retry_cnt;
     ctx.req.rnr_retry = ctx.attr.rnr_retry;
     ctx.req.started_retry = false;

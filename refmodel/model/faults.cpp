@@ -38,7 +38,7 @@ bool is_acknowledge(const wire::OpcodeInfo& op) {
 
 bool class_matches(OpcodeClass c, const wire::ParsedFrame& p) {
   const wire::OpcodeInfo& op = *p.op;
-  // AETH syndrome bits 6:5: 00 ACK, 01 RNR NAK, 11 NAK (digest §4.1).
+  // AETH syndrome bits 6:5: 00 ACK, 01 RNR NAK, 11 NAK (docs/spec-notes.md §4.1).
   const unsigned aeth_type = (p.aeth.syndrome >> 5) & 3u;
   switch (c) {
     case OpcodeClass::ANY:
@@ -337,7 +337,8 @@ bool mark_ecn_ce(wire::MutableByteSpan frame) {
   const wire::ParsedFrame p = wire::decode(frame, opts);
   if (!p.has_ip || p.has_error) return false;
   if (p.ip.version == 4) {
-    // TOS bits 1:0 (RFC 3168); the header checksum covers TOS, so it is recomputed (digest §10.1).
+    // TOS bits 1:0 (RFC 3168); the header checksum covers TOS, so it is recomputed (IBTA Vol. 1
+    // Annex A17.9; docs/spec-notes.md §10.1).
     frame[p.ip_off + 1] = static_cast<std::uint8_t>(frame[p.ip_off + 1] | 0x03u);
     const std::uint16_t sum =
         wire::ipv4_checksum(wire::ByteSpan(frame).subspan(p.ip_off, p.ip_header_len));
@@ -355,8 +356,8 @@ std::optional<std::size_t> corrupt_frame(wire::MutableByteSpan frame, std::uint6
   const wire::ParsedFrame p = wire::decode(frame, opts);
   if (!p.roce || p.has_error || !p.has_bth || !p.has_icrc) return std::nullopt;
   // Region 1: BTH bytes 8..11 (AckReq, Resv7, PSN), invariant and not looked at before the
-  // ICRC check (digest §1.9). Region 2: from the end of the addressing headers (RDETH, DETH
-  // with the Q_Key that UD admission checks first, XRCETH) to the end of the ICRC.
+  // ICRC check (docs/spec-notes.md §1.9). Region 2: from the end of the addressing headers (RDETH,
+  // DETH with the Q_Key that UD admission checks first, XRCETH) to the end of the ICRC.
   std::size_t addressing = 0;
   for (wire::Header h : {wire::Header::Rdeth, wire::Header::Deth, wire::Header::Xrceth})
     if (p.op->has(h)) addressing += wire::kHeaderSize[static_cast<std::size_t>(h)];

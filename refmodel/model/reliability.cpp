@@ -1,7 +1,8 @@
 // The reliability engine of the requester (IBA §9.7.6 retransmission, C9-140ff.; rxe_comp.c and
-// rxe_req.c; digest §5.2-§5.4): the local ACK timer and retry_cnt, RNR NAKs and rnr_retry,
-// and go-back-N from the oldest unacknowledged PSN, resuming in the middle of a message and
-// re-issuing a partly received READ for the rest of its data.
+// rxe_req.c; IBTA Vol. 1 §9.7.6.1.3, C9-140, §9.7.5.2.8; docs/spec-notes.md §5.2-§5.4): the local
+// ACK timer and retry_cnt, RNR NAKs and rnr_retry, and go-back-N from the oldest unacknowledged
+// PSN, resuming in the middle of a message and re-issuing a partly received READ for the rest of
+// its data.
 #include "adapter_impl.h"
 #include "rocecert/qp/timers.h"
 
@@ -16,7 +17,8 @@ void Adapter::Impl::cancel_retransmit(qp::QpContext& ctx) {
 
 void Adapter::Impl::arm_retransmit(qp::QpContext& ctx) {
   cancel_retransmit(ctx);
-  // timeout 0 means no timer (digest §5.1); nothing outstanding, nothing to time.
+  // timeout 0 means no timer (IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1); nothing
+  // outstanding, nothing to time.
   if (ctx.type != qp::QpType::RC || ctx.req.ack_timeout == 0 || ctx.req.outstanding_psns() == 0)
     return;
   QpQueues& q = queues[ctx.qpn.value()];
@@ -32,7 +34,8 @@ bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp:
   const bool rnr = kind == trace::RetryKind::RNR_NAK;
   std::uint8_t& left = rnr ? ctx.req.rnr_retry : ctx.req.retry_cnt;
   if (left == 0) {
-    // Exhausted: the oldest outstanding WQE fails and the QP moves to ERR (digest §5.2, §5.4).
+    // Exhausted: the oldest outstanding WQE fails and the QP moves to ERR (IBTA Vol. 1 §9.7.6.1.3,
+    // C9-140, §9.7.5.2.8; docs/spec-notes.md §5.2, §5.4).
     QpQueues& q = queues[ctx.qpn.value()];
     cancel_retransmit(ctx);
     const auto cls = rnr ? errors::ErrorClass::REQ_RNR_RETRY_EXCEEDED : errors::ErrorClass::REQ_RETRY_EXCEEDED;
@@ -44,7 +47,8 @@ bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp:
     enter_error(ctx, cls);
     return false;
   }
-  // 7 means "infinite" for rnr_retry everywhere and for retry_cnt in rxe (digest §11.2).
+  // 7 means "infinite" for rnr_retry everywhere and for retry_cnt in rxe (docs/spec-notes.md
+  // §11.2).
   const bool infinite = left == 7 && (rnr || a.config_.profile.retry_cnt_7_is_infinite);
   if (!infinite) --left;
   a.observer_.on_retry({now(), a.id_, ctx.qpn.value(), kind, from.value(), left});
@@ -54,11 +58,11 @@ bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp:
 void Adapter::Impl::go_back_n(qp::QpContext& ctx, qp::Psn from) {
   // Every started WQE from `from` on is sent again: the one holding `from` resumes at that
   // packet (its FIRST if from is its first PSN), a READ is re-issued for its remaining data,
-  // later WQEs start over (digest §5.3; rxe req_retry).
+  // later WQEs start over (docs/spec-notes.md §5.3; rxe req_retry).
   QpQueues& q = queues[ctx.qpn.value()];
   // A READ or atomic before `from` that still waits for its response must be asked again: the
   // responder's PSN (a sequence NAK's) can be past it when only its response was lost, and an
-  // implicit ACK never completes it (digest §3.4).
+  // implicit ACK never completes it (docs/spec-notes.md §3.4).
   for (const SendWqe& w : q.sq) {
     if (w.done || !w.started || !(w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH)) continue;
     if (qp::psn_before(w.first_psn, from)) {
@@ -114,7 +118,8 @@ void Adapter::Impl::on_retransmit_timeout(qp::Qpn qpn) {
 void Adapter::Impl::on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t timer_code) {
   if (!consume_retry(ctx, trace::RetryKind::RNR_NAK, psn)) return;
   // Wait for the delay the NAK's 5-bit code names (not our own min_rnr_timer), then go back
-  // to the NAKed PSN (digest §5.4). The retransmit timer is off meanwhile.
+  // to the NAKed PSN (IBTA Vol. 1 §9.7.5.2.8; docs/spec-notes.md §5.4). The retransmit timer is off
+  // meanwhile.
   cancel_retransmit(ctx);
   ctx.req.comp_psn = psn;
   ctx.req.wait_for_rnr_timer = true;

@@ -1,6 +1,7 @@
 // The requester (IBA §9.7.2-§9.7.4; rxe_req.c): takes WQEs in order, starts each when the
-// fence, the rd_atomic credits and the PSN window allow (digest §3.2), asks the segmenter for
-// its packets and sends them. UC and UD WQEs complete once their last packet is out (§5.6).
+// fence, the rd_atomic credits and the PSN window allow (docs/spec-notes.md §3.2), asks the
+// segmenter for its packets and sends them. UC and UD WQEs complete once their last packet is out
+// (§5.6).
 #include <algorithm>
 
 #include "adapter_impl.h"
@@ -20,8 +21,8 @@ wire::Transport transport_of(qp::QpType t) {
   return wire::Transport::RC;
 }
 
-// The outstanding window (digest §3.2): rxe_requester holds a packet while its PSN (req.psn,
-// the packet about to go, not the last PSN its message reserved) is past comp.psn +
+// The outstanding window (docs/spec-notes.md §3.2): rxe_requester holds a packet while its PSN
+// (req.psn, the packet about to go, not the last PSN its message reserved) is past comp.psn +
 // RXE_MAX_UNACKED_PSNS; a packet exactly that far ahead still goes. Both points were found by
 // the lockstep replay of rc_write_bw_10000_mtu1024_loss5 (tests/model_vs_rxe_loss_test.cpp).
 bool window_full(const qp::QpContext& ctx, qp::Psn psn) {
@@ -57,7 +58,7 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
     SendWqe& w = q.sq[i];
     if (w.done || w.fully_sent()) continue;
     if (!w.started) {
-      // SQD and SQE start no new WQE (digest §6.6); in-flight messages finish.
+      // SQD and SQE start no new WQE (docs/spec-notes.md §6.6); in-flight messages finish.
       if (ctx->state() != qp::QpState::RTS) break;
       if (window_full(*ctx, ctx->req.next_psn)) break;
       if (!start_wqe(*ctx, q, w)) break;
@@ -103,8 +104,8 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     }
     return false;
   };
-  // IBV_SEND_FENCE: wait for earlier READ/atomic WQEs (digest §3.2). LOCAL_INV waits for
-  // every earlier WQE (rxe: "local invalidate fence", IBA 10.6.5.1).
+  // IBV_SEND_FENCE: wait for earlier READ/atomic WQEs (docs/spec-notes.md §3.2). LOCAL_INV waits
+  // for every earlier WQE (rxe: "local invalidate fence", IBA 10.6.5.1).
   if ((w.wr.send_flags & tx::kSendFence) && earlier_pending(true)) return false;
   if (op == tx::WrOpcode::LOCAL_INV || op == tx::WrOpcode::BIND_MW) {
     if (op == tx::WrOpcode::LOCAL_INV && earlier_pending(false)) return false;
@@ -142,12 +143,12 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     return true;
   }
   if (w.is_read_or_atomic()) {
-    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight (digest §3.2)
+    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight (docs/spec-notes.md §3.2)
     --ctx.req.rd_atomic_credits;
     w.holds_credit = true;
   }
   // Resolve the local buffers once: gather for what is sent, scatter (LOCAL_WRITE) for the
-  // READ data and the atomic result (digest §7.3).
+  // READ data and the atomic result (IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3).
   if (!(w.wr.send_flags & tx::kSendInline)) {
     const bool scatter = op == tx::WrOpcode::RDMA_READ || op == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
                          op == tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
@@ -156,7 +157,7 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     if (!resolve_sges(ctx, w.wr.sg_list, scatter ? mem::MemOp::LOCAL_WRITE : mem::MemOp::LOCAL_READ,
                       w.sges, failure, bad_key)) {
       // A local SGE that fails its check: LOC_PROT_ERR by the IB convention, LOC_QP_OP_ERR in
-      // rxe (digest §5.5, §11.20); the errors table holds both.
+      // rxe (docs/spec-notes.md §5.5, §11.20); the errors table holds both.
       w.started = true;
       fail_wqe(ctx, w, scatter ? errors::ErrorClass::REQ_LOCAL_SCATTER_PROTECTION
                                : errors::ErrorClass::REQ_LOCAL_PROTECTION);
@@ -214,7 +215,8 @@ std::size_t Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx:
     s.reth.dmalen = static_cast<std::uint32_t>(w.length);
     if (wr.opcode == tx::WrOpcode::RDMA_READ) {
       // A READ re-issued after a loss asks for the data not yet received, from the PSN of its
-      // first missing response (digest §5.3); responses that arrived since the go-back count.
+      // first missing response (docs/spec-notes.md §5.3); responses that arrived since the go-back
+      // count.
       const std::int32_t acked = qp::psn_diff(ctx.req.comp_psn, w.first_psn);
       if (acked > 0 && static_cast<std::uint32_t>(acked) < w.plan.psn_count &&
           static_cast<std::uint32_t>(acked) > w.read_resume)
@@ -248,11 +250,11 @@ std::size_t Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx:
     }
   }
   // With a reaction point the packets are ECN-capable, ECT(0), unless the path sets ECN bits
-  // itself (RoCEv2 Annex A17.9; digest §10.1).
+  // itself (RoCEv2 Annex A17.9; IBTA Vol. 1 Annex A17.9; docs/spec-notes.md §10.1).
   if (a.config_.profile.dcqcn && s.ip.ecn == 0) s.ip.ecn = 2;
   const std::size_t bytes = transmit(s);
   // The local ACK timer starts with a request when it is not already running (rxe
-  // update_state; digest §5.2).
+  // update_state; IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.2).
   if (reliable(ctx) && queues[ctx.qpn.value()].retransmit_timer == 0) arm_retransmit(ctx);
   return bytes;
 }
@@ -270,7 +272,7 @@ void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus s
     ++ctx.req.rd_atomic_credits;
     w.holds_credit = false;
   }
-  // A CQE for a signaled WR, and always for an error (IBA 10.7.3.1; digest §5.6).
+  // A CQE for a signaled WR, and always for an error (IBA 10.7.3.1; docs/spec-notes.md §5.6).
   if (!w.signaled && status == cq::WcStatus::SUCCESS) return;
   cq::Wc wc;
   wc.wr_id = w.wr.wr_id;

@@ -1,4 +1,4 @@
-// The responder (IBA §9.7.5; rxe_resp.c). Checks run in rxe's order (digest §4.4): PSN,
+// The responder (IBA §9.7.5; rxe_resp.c). Checks run in rxe's order (docs/spec-notes.md §4.4): PSN,
 // opcode sequence, QP access, resources (RNR), length, R_Key/bounds; then the request is
 // executed against host memory and answered (ACK, READ responses, atomic ACK) or refused (NAK,
 // and for RC errors the QP moves to ERR). UC never answers; UD completes single packets.
@@ -17,12 +17,13 @@ using wire::Position;
 constexpr std::uint8_t kNakPsnSeq = 0x60;
 
 bool consumes_recv_wqe(const wire::OpcodeInfo& op) {
-  // digest §2.1 "RWQE": SEND FIRST/ONLY take one; WRITE with immediate takes one at LAST/ONLY.
+  // docs/spec-notes.md §2.1 "RWQE": SEND FIRST/ONLY take one; WRITE with immediate takes one at
+  // LAST/ONLY.
   if (op.operation == Operation::SEND) return op.starts_message();
   return op.operation == Operation::WRITE && (op.flags & wire::kImm) && op.ends_message();
 }
 
-// Opcode sequence (digest §2.6): what may follow the last accepted request packet.
+// Opcode sequence (docs/spec-notes.md §2.6): what may follow the last accepted request packet.
 bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
   if (prev == qp::kNoOpcode) return op.starts_message();
   const wire::OpcodeInfo& p = wire::opcode_info(static_cast<std::uint8_t>(prev));
@@ -31,7 +32,8 @@ bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
   return continues && op.operation == p.operation;
 }
 
-// The QP-level access gate (digest §4.4 CHK_OP_VALID), with the ibv_access_flags values.
+// The QP-level access gate (docs/spec-notes.md §4.4 CHK_OP_VALID), with the ibv_access_flags
+// values.
 bool qp_access_ok(std::uint32_t flags, Operation op) {
   switch (op) {
     case Operation::READ_REQUEST: return flags & 0x4;
@@ -50,7 +52,7 @@ bool qp_access_ok(std::uint32_t flags, Operation op) {
   return true;
 }
 
-// rxe_resp_check_length (digest §4.4 CHK_LENGTH, §1.7).
+// rxe_resp_check_length (docs/spec-notes.md §4.4 CHK_LENGTH, §1.7).
 bool length_ok(const wire::ParsedFrame& p, std::uint32_t mtu) {
   const wire::OpcodeInfo& op = *p.op;
   if (op.payload == wire::Payload::DATA) {
@@ -241,7 +243,8 @@ void Adapter::Impl::send_read_responses(qp::QpContext& ctx, std::uint32_t psn,
                                         std::uint64_t host_addr, std::uint32_t len,
                                         bool from_start) {
   // ceil(len / MTU) responses (one for a zero-length READ) with consecutive PSNs, AETH on
-  // FIRST/LAST/ONLY; a READ resumed mid-way goes on with MIDDLE/LAST (rxe; digest §11.8).
+  // FIRST/LAST/ONLY; a READ resumed mid-way goes on with MIDDLE/LAST (rxe; docs/spec-notes.md
+  // §11.8).
   const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
   for (std::uint32_t i = 0; i < n; ++i) {
     wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
@@ -283,7 +286,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     return 1;
   };
 
-  // ---- UD: one packet, one receive WQE, a 40-byte GRH area first (digest §9.1) -------------
+  // ---- UD: one packet, one receive WQE, a 40-byte GRH area first (IBTA Vol. 1 C10-93.1.1;
+  // docs/spec-notes.md §9.1) -------------
   if (ctx.type == qp::QpType::UD) {
     RecvWqe r;
     const int got = take_recv(r);
@@ -310,7 +314,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   const std::int32_t d = qp::psn_diff(qp::Psn(psn), ctx.resp.epsn);
   if (rc) {
     if (d > 0) {
-      // A gap: one PSN Sequence Error NAK per gap, carrying the expected PSN (digest §3.3).
+      // A gap: one PSN Sequence Error NAK per gap, carrying the expected PSN (docs/spec-notes.md
+      // §3.3).
       if (!ctx.resp.sent_psn_nak) {
         ctx.resp.sent_psn_nak = true;
         a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), ctx.resp.epsn.value(), kNakPsnSeq, "psn_sequence"});
@@ -319,8 +324,9 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       return drop("psn_ahead");
     }
     if (d < 0) {
-      // A duplicate (digest §4.5): SEND/WRITE are re-ACKed (rxe: always), READ responses are
-      // regenerated from the responder resources, atomics replayed, never re-executed.
+      // A duplicate (docs/spec-notes.md §4.5): SEND/WRITE are re-ACKed (rxe: always), READ
+      // responses are regenerated from the responder resources, atomics replayed, never
+      // re-executed.
       for (const qp::ResponderResource& res : ctx.resp.resources) {
         if (res.type == qp::ResourceType::ATOMIC && res.first_psn == qp::Psn(psn)) {
           wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
@@ -340,7 +346,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       if (op.operation == Operation::READ_REQUEST) {
         // A READ asked again (its responses were lost, or the requester resumes a partial one):
         // regenerate from the responder resource, re-checking the key (rxe_recheck_mr); a
-        // resumed READ continues with MIDDLE/LAST responses as rxe does (digest §11.8).
+        // resumed READ continues with MIDDLE/LAST responses as rxe does (docs/spec-notes.md §11.8).
         std::uint64_t va = p.reth.va;
         std::uint32_t len = p.reth.dmalen;
         std::uint32_t rkey = p.reth.rkey;
@@ -375,8 +381,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     }
     ctx.resp.sent_psn_nak = false;
   } else {
-    // UC (digest §3.3, §9.2): a PSN mismatch or drop mode drops until the next FIRST/ONLY,
-    // which resynchronises; a message left without its LAST is abandoned (class D1).
+    // UC (docs/spec-notes.md §3.3, §9.2): a PSN mismatch or drop mode drops until the next
+    // FIRST/ONLY, which resynchronises; a message left without its LAST is abandoned (class D1).
     if (d != 0 || ctx.resp.drop_msg) {
       if (!op.starts_message()) {
         ctx.resp.drop_msg = true;
@@ -413,7 +419,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     RecvWqe r;
     const int got = take_recv(r);
     // No WQE: RNR NAK with our min_rnr_timer, nothing changes, the requester retries (RC);
-    // UC drops the message (digest §4.4).
+    // UC drops the message (docs/spec-notes.md §4.4).
     if (got == 0) return refuse(ctx, p, errors::ErrorClass::RESP_RNR, nullptr, "rnr");
     if (got < 0) {
       std::optional<RecvWqe> held = std::move(r);
@@ -455,7 +461,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       a.observer_.on_access_denied({now(), a.id_, ctx.qpn.value(), req.key.value(), req.va,
                                     req.length, mem::to_string(target.outcome)});
       // A misaligned atomic is an invalid request, every other failure a remote access error
-      // (digest §7.6, §4.4): the errors table maps the outcome.
+      // (docs/spec-notes.md §7.6, §4.4): the errors table maps the outcome.
       const auto cls = errors::error_for_access(req.op, target.outcome, errors::AccessSite::RESPONDER)
                            .value_or(errors::ErrorClass::RESP_RKEY_VIOLATION);
       return refuse(ctx, p, cls, held, mem::to_string(target.outcome));
@@ -466,7 +472,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     }
   }
   if (op.operation == Operation::WRITE) {
-    // The payload must fit the DMA length announced in the RETH (digest §1.7, §4.4).
+    // The payload must fit the DMA length announced in the RETH (docs/spec-notes.md §1.7, §4.4).
     const std::uint32_t resid = ctx.resp.write.resid;
     if (p.payload_len > resid || (op.ends_message() && p.payload_len != resid))
       return refuse(ctx, p, errors::ErrorClass::RESP_WRITE_LENGTH, held, {});
@@ -508,8 +514,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         if (inv_failed) {
           if (rc && outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response == errors::Response::ACK)
             ack_executed(ctx, psn, p.bth.ackreq);
-          // digest §11.9: rxe ACKs (above), completes the receive with REM_INV_REQ_ERR and
-          // moves the QP to ERR; the IBA profile NAKs instead (errors table).
+          // docs/spec-notes.md §11.9: rxe ACKs (above), completes the receive with REM_INV_REQ_ERR
+          // and moves the QP to ERR; the IBA profile NAKs instead (errors table).
           std::optional<RecvWqe> failed = std::move(done);
           const errors::Outcome& o = outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED);
           if (o.response == errors::Response::ACK) {
@@ -539,7 +545,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         ++ctx.resp.msn;
       }
       if (imm_recv) {
-        // rxe reports the RETH DMA length as byte_len (digest §5.6).
+        // rxe reports the RETH DMA length as byte_len (docs/spec-notes.md §5.6).
         complete_receive(ctx, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
                       p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
       }
@@ -548,7 +554,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       return;
     }
     case Operation::READ_REQUEST: {
-      ++ctx.resp.msn;  // counted once, when the READ is accepted (C9-148; digest §3.5)
+      ++ctx.resp.msn;  // counted once, when the READ is accepted (C9-148; docs/spec-notes.md §3.5)
       const std::uint32_t len = p.reth.dmalen;
       const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
       if (!ctx.resp.resources.empty()) {
@@ -590,7 +596,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     case Operation::FLUSH: {
       if (op.operation == Operation::ATOMIC_WRITE) a.memory_.write(target.host_addr, p.payload());
       ++ctx.resp.msn;
-      // Both are answered by a zero-length READ RESPONSE ONLY (rxe; digest §8.4).
+      // Both are answered by a zero-length READ RESPONSE ONLY (rxe; docs/spec-notes.md §8.4).
       wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
       s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
       s.bth.psn = psn;

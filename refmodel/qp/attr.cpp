@@ -1,5 +1,6 @@
-// Value checks of modify_qp and create_qp (digest §5.1, §6.2 "rxe additionally rejects";
-// rxe_qp_chk_attr, rxe_qp_chk_cap; Linux core _ib_modify_qp for PSN width and ALT_PATH on RoCE).
+// Value checks of modify_qp and create_qp (IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1,
+// §6.2 "rxe additionally rejects"; rxe_qp_chk_attr, rxe_qp_chk_cap; Linux core _ib_modify_qp for
+// PSN width and ALT_PATH on RoCE).
 #include "rocecert/qp/attr.h"
 
 #include "rocecert/qp/ids.h"
@@ -8,7 +9,7 @@ namespace rocecert::qp {
 
 namespace {
 
-constexpr std::uint32_t kMax5Bit = 31;  // timeout, min_rnr_timer (5-bit fields, digest §5.1)
+constexpr std::uint32_t kMax5Bit = 31;  // timeout, min_rnr_timer (5-bit fields, IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1)
 constexpr std::uint32_t kMax3Bit = 7;   // retry_cnt, rnr_retry (3-bit fields)
 constexpr std::uint32_t kMaxFlowLabel = 0xFFFFF;
 

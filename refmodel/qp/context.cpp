@@ -1,4 +1,4 @@
-// RESET and ERR effects on the QP context (digest §6.4, §6.5).
+// RESET and ERR effects on the QP context (docs/spec-notes.md §6.4, §6.5).
 #include "rocecert/qp/context.h"
 
 #include <utility>
@@ -6,9 +6,9 @@
 namespace rocecert::qp {
 
 void reset_runtime_state(QpContext& ctx) {
-  // digest §6.4 (rxe_qp_reset): req.opcode, resp.opcode, MSN, drop-message flag, sent-NAK flag,
-  // retry flags and ACK counters back to their initial values; responder resources freed.
-  // The window bound is configuration, kept; the PSNs stay until RTR/RTS set them again.
+  // docs/spec-notes.md §6.4 (rxe_qp_reset): req.opcode, resp.opcode, MSN, drop-message flag,
+  // sent-NAK flag, retry flags and ACK counters back to their initial values; responder resources
+  // freed. The window bound is configuration, kept; the PSNs stay until RTR/RTS set them again.
   RequesterState req;
   req.max_unacked_psns = ctx.req.max_unacked_psns;
   req.next_psn = ctx.req.next_psn;
@@ -31,8 +31,8 @@ void reset_runtime_state(QpContext& ctx) {
 }
 
 void enter_error_state(QpContext& ctx) {
-  // digest §6.5 step 4: timers are cancelled; responder resources are no longer served. Queued
-  // and in-flight work is flushed by the owners of the queues (flush_pending).
+  // docs/spec-notes.md §6.5 step 4: timers are cancelled; responder resources are no longer served.
+  // Queued and in-flight work is flushed by the owners of the queues (flush_pending).
   ctx.req.retransmit_deadline = kNoDeadline;
   ctx.req.rnr_deadline = kNoDeadline;
   ctx.req.wait_for_rnr_timer = false;

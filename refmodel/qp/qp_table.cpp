@@ -1,4 +1,5 @@
-// The QP table (digest §6, §12): create/destroy/query/modify with all-or-nothing modify.
+// The QP table (docs/spec-notes.md §6, §12): create/destroy/query/modify with all-or-nothing
+// modify.
 #include "rocecert/qp/qp_table.h"
 
 #include <algorithm>
@@ -9,8 +10,9 @@ namespace rocecert::qp {
 
 namespace {
 
-// The stored value of max_rd_atomic / max_dest_rd_atomic (digest §5.1, §11.14). The rounding
-// stays within 8 bits: the largest power of two that fits is 128, rxe's device limit.
+// The stored value of max_rd_atomic / max_dest_rd_atomic (IBTA Vol. 1 §9.7.6.1.3, C9-140;
+// docs/spec-notes.md §5.1, §11.14). The rounding stays within 8 bits: the largest power of two that
+// fits is 128, rxe's device limit.
 std::uint8_t rd_atomic_value(std::uint8_t requested, const QpProfile& profile) {
   if (!profile.round_rd_atomic_pow2) return requested;
   return static_cast<std::uint8_t>(std::min<std::uint32_t>(round_up_pow2(requested), 0x80));
@@ -32,7 +34,7 @@ void apply_attrs(QpContext& ctx, const QpAttr& a, AttrMask mask, const QpProfile
   }
   if (mask.has(AttrBit::TIMEOUT)) {
     cur.timeout = a.timeout;
-    ctx.req.ack_timeout = local_ack_timeout_ns(a.timeout);  // digest §5.1
+    ctx.req.ack_timeout = local_ack_timeout_ns(a.timeout);  // IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1
   }
   // Setting a retry count also reloads the live counter (rxe_qp_from_attr).
   if (mask.has(AttrBit::RETRY_CNT)) {
@@ -43,7 +45,7 @@ void apply_attrs(QpContext& ctx, const QpAttr& a, AttrMask mask, const QpProfile
     cur.rnr_retry = a.rnr_retry;
     ctx.req.rnr_retry = a.rnr_retry;
   }
-  // RQ_PSN is legal only at INIT -> RTR (§6.2): it sets the expected PSN (digest §3.3).
+  // RQ_PSN is legal only at INIT -> RTR (§6.2): it sets the expected PSN (docs/spec-notes.md §3.3).
   if (mask.has(AttrBit::RQ_PSN)) {
     cur.rq_psn = a.rq_psn & Psn::kMask;
     ctx.resp.epsn = Psn(cur.rq_psn);
@@ -51,10 +53,11 @@ void apply_attrs(QpContext& ctx, const QpAttr& a, AttrMask mask, const QpProfile
   }
   if (mask.has(AttrBit::MAX_QP_RD_ATOMIC)) {
     cur.max_rd_atomic = rd_atomic_value(a.max_rd_atomic, profile);
-    ctx.req.rd_atomic_credits = cur.max_rd_atomic;  // digest §3.2
+    ctx.req.rd_atomic_credits = cur.max_rd_atomic;  // docs/spec-notes.md §3.2
   }
   if (mask.has(AttrBit::MIN_RNR_TIMER)) cur.min_rnr_timer = a.min_rnr_timer;
-  // SQ_PSN is legal only at RTR -> RTS (§6.2): it sets the next PSN and comp.psn (digest §3.2).
+  // SQ_PSN is legal only at RTR -> RTS (§6.2): it sets the next PSN and comp.psn
+  // (docs/spec-notes.md §3.2).
   if (mask.has(AttrBit::SQ_PSN)) {
     cur.sq_psn = a.sq_psn & Psn::kMask;
     ctx.req.next_psn = Psn(cur.sq_psn);
@@ -79,14 +82,14 @@ void apply_state(QpContext& ctx, QpState from, QpState to) {
   ctx.attr.cur_qp_state = to;
   switch (to) {
     case QpState::RESET:
-      reset_runtime_state(ctx);  // digest §6.4
+      reset_runtime_state(ctx);  // docs/spec-notes.md §6.4
       break;
     case QpState::SQD:
       // RTS -> SQD starts the drain; SQD -> SQD (attribute change) does not restart it.
       if (from != QpState::SQD) ctx.attr.sq_draining = true;
       break;
     case QpState::ERR:
-      enter_error_state(ctx);  // digest §6.5; the flush is the caller's
+      enter_error_state(ctx);  // docs/spec-notes.md §6.5; the flush is the caller's
       break;
     case QpState::SQE:
       // A UC/UD send-side error: the send queue is flushed, the receive side keeps working.
@@ -165,7 +168,7 @@ ModifyResult QpTable::modify_qp(Qpn qpn, const QpAttr& attr, AttrMask mask) {
   if (ctx == nullptr) return ModifyResult{{ModifyError::QP_NOT_FOUND, {}, QpState::RESET}, {}};
   const QpState from = ctx->state();
 
-  // Everything is checked before anything is written (digest §6.2 rule 6).
+  // Everything is checked before anything is written (docs/spec-notes.md §6.2 rule 6).
   const ModifyCheck check = check_modify(ctx->type, from, mask, attr.qp_state, attr.cur_qp_state,
                                          config_.profile, ctx->attr.sq_draining);
   if (!check.ok()) return ModifyResult{check, {}};

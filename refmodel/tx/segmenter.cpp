@@ -156,7 +156,7 @@ SegmentPlan segment(const SegmentRequest& r) {
     }
     plan.packets.push_back(s);
   }
-  // A READ request reserves one PSN per response packet (IBA §9.7.1; digest §3.2).
+  // A READ request reserves one PSN per response packet (IBA §9.7.1; docs/spec-notes.md §3.2).
   if (r.opcode == WrOpcode::RDMA_READ) {
     const std::uint64_t responses = r.length == 0 ? 1 : (r.length + r.mtu - 1) / r.mtu;
     plan.psn_count = static_cast<std::uint32_t>(responses);

@@ -121,7 +121,7 @@ TEST(ErrorTable, CellsAreConsistent) {
         } else {
           EXPECT_EQ(o.nak_code, 0) << at;
         }
-        // UC and UD never acknowledge (digest §9).
+        // UC and UD never acknowledge (docs/spec-notes.md §9).
         const bool answers = o.response == Response::NAK || o.response == Response::RNR_NAK ||
                              o.response == Response::ACK || o.response == Response::RESERVED_NAK;
         if (answers) {
@@ -155,13 +155,14 @@ TEST(ErrorTable, CellsAreConsistent) {
               break;
           }
         }
-        // RC has no SQE (digest §6.6); rxe has no SQE at all.
+        // RC has no SQE (docs/spec-notes.md §6.6); rxe has no SQE at all.
         if (o.requester_state == StateChange::SQE || o.responder_state == StateChange::SQE) {
           EXPECT_NE(t, QpType::RC) << at;
           EXPECT_EQ(p, ErrorProfile::IBA) << at;
         }
         EXPECT_NE(o.responder_state, StateChange::SQE) << at << ": SQE is a send-side state";
-        // An error completion takes its QP out of service (digest §5.5 last line, §4.4).
+        // An error completion takes its QP out of service (docs/spec-notes.md §5.5 last line,
+        // §4.4).
         if (o.requester_status && is_error_status(*o.requester_status)) {
           EXPECT_NE(o.requester_state, StateChange::NONE) << at;
         }
@@ -212,7 +213,8 @@ TEST(ErrorTable, NakCellsAgreeWithTheSyndromeMapping) {
           EXPECT_EQ(o.requester_state, StateChange::NONE) << at;
           EXPECT_EQ(o.responder_state, StateChange::NONE) << at;
         } else {
-          // Fatal NAK codes (digest §4.3): the requester completes in error, both sides ERR.
+          // Fatal NAK codes (docs/spec-notes.md §4.3): the requester completes in error, both sides
+          // ERR.
           ASSERT_TRUE(s.has_value()) << at;
           EXPECT_EQ(o.requester_status, s) << at;
           EXPECT_EQ(o.requester_state, StateChange::ERR) << at;
@@ -245,8 +247,8 @@ TEST(ErrorTable, TierMatchesWhatTheClassDoes) {
 // ---- spot checks, typed from the digest and the captures -------------------------------------
 
 TEST(ErrorSpot, RcRkeyViolation) {
-  // digest §4.4 CHK_RKEY: NAK 0x62, QP->ERR; §4.3: REM_ACCESS_ERR; captures multi_qp_errors:
-  // both QPs end in ERR and no async event is raised.
+  // docs/spec-notes.md §4.4 CHK_RKEY: NAK 0x62, QP->ERR; §4.3: REM_ACCESS_ERR; captures
+  // multi_qp_errors: both QPs end in ERR and no async event is raised.
   const Outcome& o = outcome(ErrorClass::RESP_RKEY_VIOLATION, QpType::RC);
   EXPECT_EQ(o.response, Response::NAK);
   EXPECT_EQ(nak_syndrome(o), 0x62);
@@ -264,7 +266,7 @@ TEST(ErrorSpot, RcRkeyViolation) {
 }
 
 TEST(ErrorSpot, UcRkeyViolationIsASilentDrop) {
-  // digest §9.2: an rkey failure drops the whole message; UC never moves to ERR for it.
+  // docs/spec-notes.md §9.2: an rkey failure drops the whole message; UC never moves to ERR for it.
   for (ErrorProfile p : kProfiles) {
     const Outcome& o = outcome(ErrorClass::RESP_RKEY_VIOLATION, QpType::UC, p);
     EXPECT_TRUE(o.applies);
@@ -278,7 +280,8 @@ TEST(ErrorSpot, UcRkeyViolationIsASilentDrop) {
 }
 
 TEST(ErrorSpot, UdQkeyMismatchIsDropped) {
-  // digest §1.9 check 8, §9.1: silently dropped, counted, no state change.
+  // IBTA Vol. 1 C10-93.1.1; docs/spec-notes.md §1.9 check 8, §9.1: silently dropped, counted, no
+  // state change.
   const Outcome& o = outcome(ErrorClass::PKT_QKEY_VIOLATION, QpType::UD);
   EXPECT_EQ(o.response, Response::SILENT_DROP);
   EXPECT_EQ(o.responder_state, StateChange::NONE);
@@ -288,8 +291,8 @@ TEST(ErrorSpot, UdQkeyMismatchIsDropped) {
 }
 
 TEST(ErrorSpot, RnrNak) {
-  // digest §4.4: RNR NAK 0x20 | min_rnr_timer, no state change; §5.4: retried, then
-  // RNR_RETRY_EXC_ERR. Capture rnr_nak_then_ok: timer 18 -> syndrome 0x32.
+  // IBTA Vol. 1 §9.7.5.2.8; docs/spec-notes.md §4.4: RNR NAK 0x20 | min_rnr_timer, no state change;
+  // §5.4: retried, then RNR_RETRY_EXC_ERR. Capture rnr_nak_then_ok: timer 18 -> syndrome 0x32.
   const Outcome& o = outcome(ErrorClass::RESP_RNR, QpType::RC);
   EXPECT_EQ(o.response, Response::RNR_NAK);
   EXPECT_EQ(nak_syndrome(o, 18), 0x32);
@@ -304,7 +307,8 @@ TEST(ErrorSpot, RnrNak) {
 }
 
 TEST(ErrorSpot, RetryExhaustion) {
-  // digest §5.2: RETRY_EXC_ERR, QP -> ERR, flush; §5.4: RNR_RETRY_EXC_ERR.
+  // IBTA Vol. 1 §9.7.6.1.3, C9-140, §9.7.5.2.8; docs/spec-notes.md §5.2: RETRY_EXC_ERR, QP -> ERR,
+  // flush; §5.4: RNR_RETRY_EXC_ERR.
   const Outcome& r = outcome(ErrorClass::REQ_RETRY_EXCEEDED, QpType::RC);
   EXPECT_EQ(r.requester_status, WcStatus::RETRY_EXC_ERR);
   EXPECT_EQ(r.requester_state, StateChange::ERR);
@@ -318,7 +322,7 @@ TEST(ErrorSpot, RetryExhaustion) {
 }
 
 TEST(ErrorSpot, ReceiveBufferTooSmallDependsOnTheProfile) {
-  // digest §11.6: rxe NAK 0x63 + LOC_QP_OP_ERR (capture err_send_too_long: NAK remote
+  // docs/spec-notes.md §11.6: rxe NAK 0x63 + LOC_QP_OP_ERR (capture err_send_too_long: NAK remote
   // operational error); IB convention NAK 0x61 + LOC_LEN_ERR.
   const Outcome& rxe = outcome(ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, QpType::RC);
   EXPECT_EQ(nak_syndrome(rxe), 0x63);
@@ -333,7 +337,8 @@ TEST(ErrorSpot, ReceiveBufferTooSmallDependsOnTheProfile) {
     EXPECT_EQ(o->requester_state, StateChange::ERR);
     EXPECT_EQ(o->responder_state, StateChange::ERR);
   }
-  // digest §9.1: UD, with or without SRQ: LOC_QP_OP_ERR and ERR in rxe, no NAK.
+  // IBTA Vol. 1 C10-93.1.1; docs/spec-notes.md §9.1: UD, with or without SRQ: LOC_QP_OP_ERR and ERR
+  // in rxe, no NAK.
   const Outcome& ud = outcome(ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, QpType::UD);
   EXPECT_EQ(ud.response, Response::NONE);
   EXPECT_EQ(ud.receive_status, WcStatus::LOC_QP_OP_ERR);
@@ -385,7 +390,7 @@ TEST(ErrorSpot, FatalNakCodesFromTheCaptures) {
 }
 
 TEST(ErrorSpot, SendWithInvalidateFailure) {
-  // digest §11.9: rxe ACKs (the requester succeeds) and fails only the receive.
+  // docs/spec-notes.md §11.9: rxe ACKs (the requester succeeds) and fails only the receive.
   const Outcome& rxe = outcome(ErrorClass::RESP_INVALIDATE_FAILED, QpType::RC);
   EXPECT_EQ(rxe.response, Response::ACK);
   EXPECT_EQ(rxe.requester_status, WcStatus::SUCCESS);
@@ -398,8 +403,8 @@ TEST(ErrorSpot, SendWithInvalidateFailure) {
 }
 
 TEST(ErrorSpot, LocalErrorsOnUnreliableQps) {
-  // digest §6.6: the spec takes UC/UD to SQE on a send error; rxe goes to ERR. §11.20: the
-  // verbs convention is LOC_PROT_ERR, rxe reports LOC_QP_OP_ERR for a bad lkey.
+  // docs/spec-notes.md §6.6: the spec takes UC/UD to SQE on a send error; rxe goes to ERR. §11.20:
+  // the verbs convention is LOC_PROT_ERR, rxe reports LOC_QP_OP_ERR for a bad lkey.
   for (QpType t : {QpType::UC, QpType::UD}) {
     const Outcome& iba = outcome(ErrorClass::REQ_LOCAL_PROTECTION, t, ErrorProfile::IBA);
     EXPECT_EQ(iba.requester_status, WcStatus::LOC_PROT_ERR);
@@ -421,7 +426,8 @@ TEST(ErrorSpot, LocalErrorsOnUnreliableQps) {
 }
 
 TEST(ErrorSpot, FlushClasses) {
-  // digest §6.5: every outstanding WQE completes with WR_FLUSH_ERR; WRs posted in ERR too.
+  // docs/spec-notes.md §6.5: every outstanding WQE completes with WR_FLUSH_ERR; WRs posted in ERR
+  // too.
   for (QpType t : qp::kAllQpTypes) {
     const Outcome& m = outcome(ErrorClass::QP_MODIFIED_TO_ERR, t);
     EXPECT_EQ(m.requester_status, WcStatus::WR_FLUSH_ERR);
@@ -506,7 +512,7 @@ TEST(ErrorMapping, EverySyndrome) {
 }
 
 TEST(ErrorMapping, RequesterStatusPerSyndrome) {
-  // digest §4.3 and §5.7, typed independently of the table.
+  // docs/spec-notes.md §4.3 and §5.7, typed independently of the table.
   for (ErrorProfile p : kProfiles) {
     EXPECT_EQ(requester_status_for_syndrome(0x1F, p), std::nullopt);  // ACK
     EXPECT_EQ(requester_status_for_syndrome(0x32, p), std::nullopt);  // RNR NAK: retried

@@ -1,5 +1,6 @@
-// The pure access check, from digest §7.3-7.6, §8.4, §11.15 and C9-88. Entries are built by
-// hand: the check takes the resolved MR/MW and the request and does no lookup.
+// The pure access check, from IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3-7.6, §8.4, §11.15 and
+// C9-88. Entries are built by hand: the check takes the resolved MR/MW and the request and does no
+// lookup.
 #include <gtest/gtest.h>
 
 #include <set>

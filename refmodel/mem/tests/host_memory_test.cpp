@@ -1,5 +1,5 @@
 // Simulated host memory: sparse pages, zero fill, page crossings, the top of the 64-bit space,
-// little-endian 64-bit operands (digest §8.1), atomics.
+// little-endian 64-bit operands (docs/spec-notes.md §8.1), atomics.
 #include <gtest/gtest.h>
 
 #include <cstdint>

@@ -8,7 +8,7 @@
 
 using namespace rocecert::mem;
 
-// ibv_access_flags values (libibverbs verbs.h), digest §7.2.
+// ibv_access_flags values (libibverbs verbs.h), IBTA Vol. 1 §10.6; docs/spec-notes.md §7.2.
 static_assert(to_u32(Access::LOCAL_WRITE) == 0x1);
 static_assert(to_u32(Access::REMOTE_WRITE) == 0x2);
 static_assert(to_u32(Access::REMOTE_READ) == 0x4);

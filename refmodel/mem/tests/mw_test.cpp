@@ -1,6 +1,6 @@
-// Memory windows, digest §7.4: allocation, type-1 bind (ibv_bind_mw), type-2 bind (BIND_MW WR)
-// with each precondition (C10-72..75, o10-36.2.2, o10-37.2.30, o10-37.2.40), invalidation
-// (o10-37.2.26), the MR bind count, deallocation.
+// Memory windows, IBTA Vol. 1 §10.6, o10-37.2.x; docs/spec-notes.md §7.4: allocation, type-1 bind
+// (ibv_bind_mw), type-2 bind (BIND_MW WR) with each precondition (C10-72..75, o10-36.2.2,
+// o10-37.2.30, o10-37.2.40), invalidation (o10-37.2.26), the MR bind count, deallocation.
 #include <gtest/gtest.h>
 
 #include "rocecert/mem/mem_table.h"

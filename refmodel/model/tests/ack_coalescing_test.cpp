@@ -1,5 +1,5 @@
-// The responder's ACK policy (Profile::ack; IBA §9.7.5.1.1, digest §3.4): rxe's one ACK per
-// AckReq'd packet, an ACK for every packet, and coalescing by count and by delay. Expected
+// The responder's ACK policy (Profile::ack; IBA §9.7.5.1.1, docs/spec-notes.md §3.4): rxe's one ACK
+// per AckReq'd packet, an ACK for every packet, and coalescing by count and by delay. Expected
 // PSNs, MSNs and times are worked out from the rules, not read off the model.
 #include <gtest/gtest.h>
 

@@ -276,7 +276,7 @@ TEST(Adapter, CongestionNotificationPointSendsRateLimitedCnps) {
     c.profile.cnp_interval_ns = 50'000;
   });
   // A's packets leave with ECN CE set, as if a switch had marked them (the traffic class is
-  // outside the ICRC, digest §1.4).
+  // outside the ICRC, IBTA Vol. 1 Annex A17.4.5.2, A17.9; docs/spec-notes.md §1.4).
   struct CnpSpy : trace::Observer {
     std::vector<std::uint32_t> cnp_dqpn;
     void on_frame(const trace::FrameEvent& e) override {

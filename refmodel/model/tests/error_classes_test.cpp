@@ -406,7 +406,7 @@ std::vector<Scenario> make_scenarios() {
                },
                [](PairSetup& s) { s.rnr_retry = 0; }});
   v.push_back({REQ_BAD_RESPONSE, kRc, [](Rig& r, const Outcome&) {
-                 // A READ response for a WRITE WQE (digest §4.3).
+                 // A READ response for a WRITE WQE (docs/spec-notes.md §4.3).
                  return injected_response(r, wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY, 0x1F);
                }});
 

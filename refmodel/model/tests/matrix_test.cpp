@@ -1,7 +1,7 @@
 // The model end to end over every data WR opcode × QP type × size class, and every key-check
 // failure of issue 3's list, each with the NAK and completion status the spec gives.
-// Expectations are computed here from the spec's rules (digest §2.5, §4.4, §4.3), not read
-// from the model.
+// Expectations are computed here from the spec's rules (docs/spec-notes.md §2.5, §4.4, §4.3), not
+// read from the model.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -22,8 +22,9 @@ std::vector<std::uint8_t> bytes(std::size_t n, std::uint8_t seed) {
   return v;
 }
 
-// The opcode names a requester must send for a message (IBA §9.4 / digest §2.5), written as
-// the rule reads: ONLY when it fits one MTU, else FIRST, MIDDLE..., LAST; suffixes on the last.
+// The opcode names a requester must send for a message (IBA §9.4 / docs/spec-notes.md §2.5),
+// written as the rule reads: ONLY when it fits one MTU, else FIRST, MIDDLE..., LAST; suffixes on
+// the last.
 std::vector<std::string> expected_requests(const std::string& tp, const std::string& base,
                                            const std::string& last_suffix, std::uint64_t len,
                                            std::uint32_t mtu) {
@@ -124,7 +125,7 @@ TEST(ModelMatrix, EveryDataOpcodeTypeAndSizeClass) {
         const auto rwc = t.poll(t.b);
         ASSERT_EQ(rwc.size(), 1u);
         if (c.op == tx::WrOpcode::SEND_WITH_INV) {
-          // rxe (digest §11.9): a failed invalidation completes the receive with
+          // rxe (docs/spec-notes.md §11.9): a failed invalidation completes the receive with
           // REM_INV_REQ_ERR and moves the responder QP to ERR.
           EXPECT_EQ(rwc[0].status, cq::WcStatus::REM_INV_REQ_ERR);
         } else {
@@ -226,7 +227,7 @@ TEST(ModelMatrix, UnalignedAtomicIsRefusedAtPostAndNakedInvalidRequestAtTheRespo
   w.remote_addr = kBase + 4;
   EXPECT_EQ(t.a.ad->post_send(t.a.qpn, w), model::PostError::BAD_ATOMIC);  // rxe: EINVAL at post
   // A requester that does send it (another implementation) meets the responder's check:
-  // NAK Invalid Request (digest §7.6), not Remote Access.
+  // NAK Invalid Request (docs/spec-notes.md §7.6), not Remote Access.
   std::vector<std::uint8_t> syndromes;
   struct NakSpy : trace::Observer {
     std::vector<std::uint8_t>* out;

@@ -1,6 +1,7 @@
 // The reliability engine under loss, duplication and reordering (issue 4): each loss pattern on
 // its own, then property tests over many seeds of random faults. Expectations come from the
-// spec's rules (digest §3-§5), the lossless run, and invariants, not from the model's output.
+// spec's rules (docs/spec-notes.md §3-§5), the lossless run, and invariants, not from the model's
+// output.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -76,7 +77,8 @@ TEST(Reliability, WriteSurvivesTheLossOfItsFirstMiddleOrLastPacket) {
     t.write_and_check(5 * 1024, 3);
     ASSERT_FALSE(t.retries.kinds.empty());
     // A lost FIRST or MIDDLE is seen by the responder as a gap (PSN sequence NAK); a lost LAST
-    // leaves nothing behind it, so only the ACK timer finds it (digest §3.3, §5.2).
+    // leaves nothing behind it, so only the ACK timer finds it (IBTA Vol. 1 §9.7.6.1.3, C9-140;
+    // docs/spec-notes.md §3.3, §5.2).
     EXPECT_EQ(t.retries.kinds[0], std::string(lost) == "RC_RDMA_WRITE_LAST" ? trace::RetryKind::TIMEOUT
                                                                            : trace::RetryKind::SEQUENCE_NAK);
   }
@@ -117,7 +119,7 @@ TEST(Reliability, LostReadResponseResumesTheRead) {
   const auto wc = t.poll(t.a);
   ASSERT_EQ(wc.size(), 1u);
   EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
-  // The READ was re-issued from the PSN of the missing response (digest §5.3).
+  // The READ was re-issued from the PSN of the missing response (docs/spec-notes.md §5.3).
   int reads = 0;
   std::set<std::uint32_t> read_psns;
   for (const auto& f : t.rec.frames[0]) {
@@ -208,7 +210,7 @@ struct Outcome {
 };
 
 // Checks, at every request the requester sends, that its PSN lies in the requester's window
-// [comp_psn, next_psn) (digest §3.2).
+// [comp_psn, next_psn) (docs/spec-notes.md §3.2).
 struct WindowWatch : trace::Observer {
   const Adapter* requester = nullptr;
   qp::Qpn qpn;

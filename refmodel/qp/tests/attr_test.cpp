@@ -1,4 +1,5 @@
-// Attribute value checks at their boundaries (digest §5.1, §6.2 "rxe additionally rejects").
+// Attribute value checks at their boundaries (IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md
+// §5.1, §6.2 "rxe additionally rejects").
 #include "rocecert/qp/attr.h"
 
 #include <gtest/gtest.h>

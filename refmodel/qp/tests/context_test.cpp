@@ -1,4 +1,4 @@
-// RESET and ERR effects on the context (digest §6.4, §6.5) and the trivial helpers.
+// RESET and ERR effects on the context (docs/spec-notes.md §6.4, §6.5) and the trivial helpers.
 #include "rocecert/qp/context.h"
 
 #include <gtest/gtest.h>

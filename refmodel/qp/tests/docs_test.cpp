@@ -17,7 +17,7 @@ TEST(QpDocs, CommittedDocMatchesTable) {
 
 TEST(QpDocs, RenderingShowsDigestRows) {
   const std::string doc = render_qp_state_machine_doc();
-  // Rows of digest §6.2, in the rendering's bit order.
+  // Rows of docs/spec-notes.md §6.2, in the rendering's bit order.
   EXPECT_NE(doc.find("| RESET → INIT | ACCESS_FLAGS, PKEY_INDEX, PORT | – | ACCESS_FLAGS, "
                      "PKEY_INDEX, PORT | – | PKEY_INDEX, PORT, QKEY | – |"),
             std::string::npos);

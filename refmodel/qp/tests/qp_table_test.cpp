@@ -1,5 +1,5 @@
-// The QP table: QPN allocation, bring-up, all-or-nothing modify (digest §6.2 rule 6), RESET and
-// ERR effects (§6.4, §6.5), SQD/SQE (§6.6), query.
+// The QP table: QPN allocation, bring-up, all-or-nothing modify (docs/spec-notes.md §6.2 rule 6),
+// RESET and ERR effects (§6.4, §6.5), SQD/SQE (§6.6), query.
 #include "rocecert/qp/qp_table.h"
 
 #include <gtest/gtest.h>
@@ -50,7 +50,7 @@ QpAttr good_attr(QpState next) {
   return a;
 }
 
-// The required mask of each bring-up step, per type (digest §6.2).
+// The required mask of each bring-up step, per type (docs/spec-notes.md §6.2).
 AttrMask step_mask(QpType type, QpState to) {
   using enum AttrBit;
   AttrMask m = STATE;
@@ -244,7 +244,7 @@ TEST(QpTable, UcAndUdBringUp) {
             ModifyError::UNEXPECTED_ATTR);
 }
 
-// digest §6.2 rule 6: no state or attribute change after any rejected modify.
+// docs/spec-notes.md §6.2 rule 6: no state or attribute change after any rejected modify.
 TEST(QpTable, RejectedModifyChangesNothing) {
   QpProfile profiles[2] = {QpProfile{}, rxe_profile()};
   int rejected = 0;

@@ -10,7 +10,7 @@ namespace rocecert::qp {
 namespace {
 
 TEST(QpTimers, RnrTableIsTheIbaTable) {
-  // digest §4.2, in ms, times 100 (0.01 ms units).
+  // IBTA Vol. 1 §9.7.5.2.8, Table 45; docs/spec-notes.md §4.2, in ms, times 100 (0.01 ms units).
   const std::uint64_t centi_ms[32] = {65536, 1,    2,    3,     4,     6,     8,     12,
                                       16,    24,   32,   48,    64,    96,    128,   192,
                                       256,   384,  512,  768,   1024,  1536,  2048,  3072,
@@ -41,7 +41,7 @@ TEST(QpTimers, LocalAckTimeout) {
     // 4.096 us * 2^t
     EXPECT_EQ(local_ack_timeout_ns(t), 4096ull * (1ull << t)) << int{t};
   }
-  // A few of the digest's §5.1 values.
+  // A few of IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1 values.
   EXPECT_EQ(local_ack_timeout_ns(1), 8'192u);               // 8.192 us
   EXPECT_EQ(local_ack_timeout_ns(7), 524'288u);             // 524.288 us
   EXPECT_EQ(local_ack_timeout_ns(14), 67'108'864u);         // 67.109 ms

@@ -1,4 +1,4 @@
-// The transition table and check_modify, against the digest's §6.2 table typed here again by
+// The transition table and check_modify, against docs/spec-notes.md §6.2 table typed here again by
 // hand (names and bit values as text), independently of kTransitionRows.
 #include "rocecert/qp/transitions.h"
 
@@ -14,7 +14,7 @@
 namespace rocecert::qp {
 namespace {
 
-// digest §6.1 mask bit table.
+// docs/spec-notes.md §6.1 mask bit table.
 const std::map<std::string, std::uint32_t>& bit_values() {
   static const std::map<std::string, std::uint32_t> m = {{"STATE", 1u << 0},
                                                          {"CUR_STATE", 1u << 1},
@@ -55,7 +55,8 @@ std::uint32_t parse_set(const std::string& text) {
   return out;
 }
 
-// digest §6.2, one line per row: from, to, RC req, RC opt, UC req, UC opt, UD req, UD opt.
+// docs/spec-notes.md §6.2, one line per row: from, to, RC req, RC opt, UC req, UC opt, UD req, UD
+// opt.
 struct DigestRow {
   const char* from;
   const char* to;
@@ -114,7 +115,7 @@ const DigestRow kDigestRows[] = {
     {"ERR", "ERR", {"", "", "", "", "", ""}},
 };
 
-// State names and numbers from digest §6.1, typed here.
+// State names and numbers from docs/spec-notes.md §6.1, typed here.
 QpState state_named(const std::string& name) {
   static const std::map<std::string, int> m = {{"RESET", 0}, {"INIT", 1}, {"RTR", 2}, {"RTS", 3},
                                                {"SQD", 4},   {"SQE", 5},  {"ERR", 6}};
@@ -379,7 +380,7 @@ TEST(QpTransitions, UnknownMaskBitsAreUnexpected) {
     EXPECT_EQ(r.error, ModifyError::UNEXPECTED_ATTR) << b;
     EXPECT_EQ(r.attrs.raw(), bit) << b;
   }
-  // RATE_LIMIT is not in any RC/UC/UD set (digest §6.2 note).
+  // RATE_LIMIT is not in any RC/UC/UD set (docs/spec-notes.md §6.2 note).
   EXPECT_EQ(check_modify(QpType::RC, QpState::RTS, AttrBit::STATE | AttrBit::RATE_LIMIT,
                          QpState::RTS, QpState::RTS)
                 .error,

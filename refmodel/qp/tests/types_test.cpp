@@ -1,5 +1,5 @@
-// Enum values against the verbs values (digest §6.1), names, MTU conversion and the strong
-// PSN/MSN/QPN types (digest §3.1).
+// Enum values against the verbs values (docs/spec-notes.md §6.1), names, MTU conversion and the
+// strong PSN/MSN/QPN types (docs/spec-notes.md §3.1).
 #include "rocecert/qp/types.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +28,7 @@ TEST(QpTypes, VerbsValues) {
 }
 
 TEST(QpTypes, AttrBitValuesAndNames) {
-  // digest §6.1, typed again.
+  // docs/spec-notes.md §6.1, typed again.
   const std::pair<const char*, int> expected[] = {{"STATE", 0},
                                                   {"CUR_STATE", 1},
                                                   {"EN_SQD_ASYNC_NOTIFY", 2},
@@ -106,7 +106,7 @@ TEST(QpIds, PsnArithmetic) {
   ++p;
   ++p;
   EXPECT_EQ(p.value(), 0u);
-  // digest §3.1: [1, 2^23 - 1] after, [2^23, 2^24 - 1] before; +2^23 counts as before.
+  // docs/spec-notes.md §3.1: [1, 2^23 - 1] after, [2^23, 2^24 - 1] before; +2^23 counts as before.
   EXPECT_EQ(psn_diff(Psn(5), Psn(5)), 0);
   EXPECT_EQ(psn_diff(Psn(1), Psn(0xFFFFFF)), 2);
   EXPECT_TRUE(psn_after(Psn(0x7FFFFF), Psn(0)));

@@ -1,5 +1,5 @@
-// Segmentation checked against sequences written out by hand from IBA §9.4 / digest §2.5:
-// every data WR opcode × transport × size class, PSN wrap, pad counts, SE, AckReq.
+// Segmentation checked against sequences written out by hand from IBA §9.4 / docs/spec-notes.md
+// §2.5: every data WR opcode × transport × size class, PSN wrap, pad counts, SE, AckReq.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -75,7 +75,8 @@ TEST(Segmenter, UcAndXrc) {
   EXPECT_EQ(names(seg(Transport::UC, WrOpcode::SEND_WITH_IMM, 5)), V({"UC_SEND_ONLY_WITH_IMMEDIATE"}));
   EXPECT_EQ(names(seg(Transport::XRC, WrOpcode::SEND, 1025)), V({"XRC_SEND_FIRST", "XRC_SEND_LAST"}));
   EXPECT_EQ(names(seg(Transport::XRC, WrOpcode::RDMA_READ, 10)), V({"XRC_RDMA_READ_REQUEST"}));
-  // No READ, atomics, SEND_WITH_INV, FLUSH or ATOMIC WRITE on UC (IBA Table 38; digest §11.11).
+  // No READ, atomics, SEND_WITH_INV, FLUSH or ATOMIC WRITE on UC (IBA Table 38; docs/spec-notes.md
+  // §11.11).
   for (WrOpcode op : {WrOpcode::RDMA_READ, WrOpcode::ATOMIC_CMP_AND_SWP,
                       WrOpcode::ATOMIC_FETCH_AND_ADD, WrOpcode::SEND_WITH_INV, WrOpcode::FLUSH,
                       WrOpcode::ATOMIC_WRITE}) {

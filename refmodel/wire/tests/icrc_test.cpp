@@ -2,8 +2,8 @@
 // test/contrib/roce.uts (a frame captured from real NIC hardware, and one with scapy's ICRC and
 // checksums written out). V1 is the Mellanox "RoCEv2 CNP Packet Format Example" (reproduced in the
 // acsl-technion/libconntrack-cm tests); V2 and V3 were produced with scapy's contrib/roce.py and
-// confirmed by an independent implementation (shared/spec/roce-digest.md §1.8). Frames captured
-// from Linux Soft-RoCE are checked in tests/real_captures_test.cpp.
+// confirmed by an independent implementation (IBTA Vol. 1 §7.8, Annex A17.4; docs/spec-notes.md
+// §1.8). Frames captured from Linux Soft-RoCE are checked in tests/real_captures_test.cpp.
 #include <gtest/gtest.h>
 
 #include <string>

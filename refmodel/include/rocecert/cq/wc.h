@@ -62,7 +62,8 @@ enum class WcOpcode : std::uint8_t {
 std::string_view to_string(WcOpcode op);
 bool wc_opcode_from_name(std::string_view name, WcOpcode& out);
 
-// libibverbs values (the kernel's ib_wc_flags number WITH_INVALIDATE differently: digest §5.6).
+// libibverbs values (the kernel's ib_wc_flags number WITH_INVALIDATE differently:
+// docs/spec-notes.md §5.6).
 enum WcFlag : std::uint32_t {
   kWcGrh = 1u << 0,
   kWcWithImm = 1u << 1,
@@ -84,7 +85,7 @@ struct Wc {
   friend bool operator==(const Wc&, const Wc&) = default;
 };
 
-// The send-side WC opcode of a successful WR (digest §5.6 table); nullopt for none.
+// The send-side WC opcode of a successful WR (docs/spec-notes.md §5.6 table); nullopt for none.
 std::optional<WcOpcode> send_wc_opcode(tx::WrOpcode op);
 
 }  // namespace rocecert::cq

@@ -4,7 +4,7 @@
 // affiliated asynchronous events. The rows live in error_classes.def; this header turns them
 // into the ErrorClass enum and the constexpr kErrorTable, and gives the O(1) lookups and the
 // mappings the model needs: mem::AccessOutcome -> class, AETH syndrome -> class -> requester
-// status (digest §4.3, §4.4, §5.5, §5.7, §6.5, §7, §9, §11).
+// status (IBTA Vol. 1 §10.6; docs/spec-notes.md §4.3, §4.4, §5.5, §5.7, §6.5, §7, §9, §11).
 //
 // The model executes and reports; this table says what an error does. It never judges.
 #pragma once
@@ -24,7 +24,7 @@
 
 namespace rocecert::errors {
 
-// Which reading of the sources the table follows where they disagree (digest §11). RXE
+// Which reading of the sources the table follows where they disagree (docs/spec-notes.md §11). RXE
 // reproduces Linux Soft-RoCE 6.1 as captured and is the model's default, like the model's
 // other profile switches (docs/model.md); IBA follows the spec and the IB convention the
 // digest names.
@@ -46,8 +46,8 @@ inline constexpr std::size_t kTierCount = 6;
 // The side that notices the error.
 enum class Detector : std::uint8_t {
   REQUESTER,  // the QP that posted the WR (its completer or requester engine)
-  RESPONDER,  // the QP that receives the request (responder pipeline, digest §4.4)
-  RECEIVER,   // whichever end receives the packet (admission checks, digest §1.9)
+  RESPONDER,  // the QP that receives the request (responder pipeline, docs/spec-notes.md §4.4)
+  RECEIVER,   // whichever end receives the packet (admission checks, docs/spec-notes.md §1.9)
   VERBS,      // software: modify_qp, post_send/post_recv
 };
 
@@ -57,7 +57,7 @@ enum class Response : std::uint8_t {
   SILENT_DROP,   // the packet (UC: the whole message) is discarded without an answer
   ACK,           // a positive ACK is still sent (rxe class J)
   NAK,           // a NAK with Outcome::nak_code (0x60-0x64)
-  RNR_NAK,       // an RNR NAK: syndrome 0x20 | min_rnr_timer (digest §4.1, §4.2)
+  RNR_NAK,       // an RNR NAK: syndrome 0x20 | min_rnr_timer (IBTA Vol. 1 §9.7.5.2.8, Table 45; docs/spec-notes.md §4.1, §4.2)
   RESERVED_NAK,  // a NAK with a reserved code 0x65-0x7F (only a non-conforming peer sends it)
 };
 
@@ -71,8 +71,9 @@ enum class RequesterEffect : std::uint8_t {
 
 enum class StateChange : std::uint8_t { NONE, SQE, ERR };
 
-// Which WQEs of that side complete with WR_FLUSH_ERR because of the state change (digest §6.5,
-// §6.6): ALL = the send queue, then the receive queue (not an SRQ, see flush_scope()).
+// Which WQEs of that side complete with WR_FLUSH_ERR because of the state change
+// (docs/spec-notes.md §6.5, §6.6): ALL = the send queue, then the receive queue (not an SRQ, see
+// flush_scope()).
 enum class Flush : std::uint8_t { NONE, SEND_QUEUE, ALL };
 
 // The error classes: one enumerator per row of error_classes.def, in row order.
@@ -302,10 +303,10 @@ enum class AccessSite : std::uint8_t { REQUESTER, RESPONDER };
 
 // The error class of a failed access check (mem/access_check.h lists the outcomes). Remote
 // operations (rkey): RESP_RKEY_VIOLATION, except UNALIGNED_ATOMIC -> RESP_MISALIGNED_ATOMIC
-// (digest §4.4 CHK_RKEY, §7.6). Local operations (lkey): a gather is REQ_LOCAL_PROTECTION; a
-// scatter is REQ_LOCAL_SCATTER_PROTECTION at the requester (READ response, atomic result) and
-// RESP_RECV_WQE_PROTECTION at the responder (receive buffer) (digest §5.5, §4.4 row 7), because
-// rxe reports those three with different statuses. nullopt for OK.
+// (docs/spec-notes.md §4.4 CHK_RKEY, §7.6). Local operations (lkey): a gather is
+// REQ_LOCAL_PROTECTION; a scatter is REQ_LOCAL_SCATTER_PROTECTION at the requester (READ response,
+// atomic result) and RESP_RECV_WQE_PROTECTION at the responder (receive buffer) (docs/spec-notes.md
+// §5.5, §4.4 row 7), because rxe reports those three with different statuses. nullopt for OK.
 constexpr std::optional<ErrorClass> error_for_access(mem::MemOp op, mem::AccessOutcome outcome,
                                                      AccessSite site = AccessSite::REQUESTER) {
   if (outcome == mem::AccessOutcome::OK) return std::nullopt;
@@ -326,8 +327,8 @@ constexpr std::optional<ErrorClass> error_for_access(mem::MemOp op, mem::AccessO
                                                          : ErrorClass::RESP_RKEY_VIOLATION;
 }
 
-// The class a requester meets when it receives this AETH syndrome (digest §4.1, §4.3): nullopt
-// for an ACK; RESP_RNR for an RNR NAK and RESP_PSN_SEQUENCE for NAK 0x60 (both retried);
+// The class a requester meets when it receives this AETH syndrome (docs/spec-notes.md §4.1, §4.3):
+// nullopt for an ACK; RESP_RNR for an RNR NAK and RESP_PSN_SEQUENCE for NAK 0x60 (both retried);
 // REQ_REMOTE_* for the fatal NAK codes; REQ_RESERVED_NAK for codes 0x65-0x7F; and
 // REQ_BAD_RESPONSE for the reserved syndrome type (bits 6:5 = 10) or bit 7 set, which rxe
 // rejects as an error completion (it masks with 0xE0).
@@ -388,8 +389,8 @@ constexpr std::optional<std::uint8_t> nak_syndrome(const Outcome& o,
   return std::nullopt;
 }
 
-// The queues a state change flushes (digest §6.5, §6.6): ERR flushes the send queue, then
-// the receive queue; with an SRQ the SRQ itself is not flushed, only a WQE a message in
+// The queues a state change flushes (docs/spec-notes.md §6.5, §6.6): ERR flushes the send queue,
+// then the receive queue; with an SRQ the SRQ itself is not flushed, only a WQE a message in
 // progress had taken from it. SQE flushes the send queue only.
 struct FlushScope {
   bool send_queue = false;
@@ -410,7 +411,7 @@ constexpr FlushScope flush_scope(StateChange change, bool has_srq) {
 }
 
 // IBA: a QP attached to an SRQ that enters ERR raises QP_LAST_WQE_REACHED once no more WQEs
-// will be consumed (digest §6.5 item 6; hfi1 does). rxe's path was not observed: none.
+// will be consumed (docs/spec-notes.md §6.5 item 6; hfi1 does). rxe's path was not observed: none.
 constexpr bool raises_last_wqe_reached(ErrorProfile p, bool has_srq, bool enters_err) {
   return p == ErrorProfile::IBA && has_srq && enters_err;
 }

@@ -1,12 +1,13 @@
 // The memory access check: one pure function from (resolved MR/MW entry, request) to a precise
 // outcome. No table lookup happens inside; MemTable::check resolves the key and calls it.
 //
-// Models digest §7.3 (local lkey checks and remote rkey checks, in rxe's order: key, PD,
-// state, rights; then bounds), §7.4/§11.15 (a memory window is checked against its own window
-// [addr, addr + length) as the spec requires, and also against the MR beneath it), §7.5 (PD),
-// §7.6 (8-byte alignment of atomic targets, checked after the bounds as rxe's responder
-// does: CHK_RKEY before EXECUTE), §8.4 (ATOMIC_WRITE, FLUSH) and C9-88 (a zero-length RDMA
-// READ/WRITE is not required to carry a valid rkey or address: nothing is checked).
+// Models IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3 (local lkey checks and remote rkey checks, in
+// rxe's order: key, PD, state, rights; then bounds), §7.4/§11.15 (a memory window is checked
+// against its own window [addr, addr + length) as the spec requires, and also against the MR
+// beneath it), §7.5 (PD), §7.6 (8-byte alignment of atomic targets, checked after the bounds as
+// rxe's responder does: CHK_RKEY before EXECUTE), §8.4 (ATOMIC_WRITE, FLUSH) and C9-88 (a
+// zero-length RDMA READ/WRITE is not required to carry a valid rkey or address: nothing is
+// checked).
 //
 // The model executes and reports: the outcome says what failed, never which NAK or WC status
 // follows. That mapping lives in refmodel/errors. For its author, the class of each outcome:

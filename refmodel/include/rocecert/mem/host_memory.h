@@ -6,8 +6,8 @@
 // (the last byte may be 0xFFFF'FFFF'FFFF'FFFF); a range that would wrap is refused whole and
 // nothing is read or written.
 //
-// 64-bit loads and stores (the operands of CMP_SWAP / FETCH_ADD / ATOMIC_WRITE, digest §8.1)
-// use little-endian byte order: "memory holds the operand in host order; the wire carries
+// 64-bit loads and stores (the operands of CMP_SWAP / FETCH_ADD / ATOMIC_WRITE, docs/spec-notes.md
+// §8.1) use little-endian byte order: "memory holds the operand in host order; the wire carries
 // big-endian" (§8.1), and the model's host is a little-endian machine (x86-64, AArch64 as run
 // by every rxe/mlx5 host in our captures). The byte order is fixed here, not taken from the
 // build machine, so vectors are identical everywhere.

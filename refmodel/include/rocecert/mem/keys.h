@@ -1,9 +1,9 @@
 // Keys, protection domains, access flags and the deterministic key-byte generator.
 //
-// Models digest §7.1 (key layout: 24-bit object index << 8 | 8-bit key byte; index 0 never
-// valid; ibv_inc_rkey), §7.2 (enum ibv_access_flags, the optional range bits 20-29, the rule
-// that REMOTE_WRITE / REMOTE_ATOMIC need LOCAL_WRITE) and §7.5 (PD identity). Values are the
-// libibverbs ones so traces and DUT adapters can pass them through unchanged.
+// Models IBTA Vol. 1 §10.6; docs/spec-notes.md §7.1 (key layout: 24-bit object index << 8 | 8-bit
+// key byte; index 0 never valid; ibv_inc_rkey), §7.2 (enum ibv_access_flags, the optional range
+// bits 20-29, the rule that REMOTE_WRITE / REMOTE_ATOMIC need LOCAL_WRITE) and §7.5 (PD identity).
+// Values are the libibverbs ones so traces and DUT adapters can pass them through unchanged.
 #pragma once
 
 #include <compare>

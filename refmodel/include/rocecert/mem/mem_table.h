@@ -1,11 +1,11 @@
 // The MR / MW / PD table of one adapter: registration verbs, fast registration, memory
 // windows, invalidation, key resolution, and the table-level access check.
 //
-// Models digest §7 (clauses quoted from the rxe sources that cite them):
-//   * §7.1 key layout and index spaces (rxe: MR 1..0x40000, MW 0x40001..0x60000, configurable);
-//     indices are handed out cyclically like rxe's xa_alloc_cyclic, so a freed index is not
-//     reused at once. Key bytes come from KeyGenerator (keys.h) and never repeat the previous
-//     key byte of the same index, even across dereg/reg, so a stale key never matches.
+// Models IBTA Vol. 1 §10.6; docs/spec-notes.md §7 (clauses quoted from the rxe sources that cite
+// them):   * §7.1 key layout and index spaces (rxe: MR 1..0x40000, MW 0x40001..0x60000,
+// configurable);     indices are handed out cyclically like rxe's xa_alloc_cyclic, so a freed index
+// is not     reused at once. Key bytes come from KeyGenerator (keys.h) and never repeat the
+// previous     key byte of the same index, even across dereg/reg, so a stale key never matches.
 //   * §7.2 registration rules: REMOTE_WRITE / REMOTE_ATOMIC need LOCAL_WRITE; optional bits
 //     20-29 never fail; other unknown bits fail; ibv_reg_mr_iova / ZERO_BASED.
 //   * ibv_rereg_mr (CHANGE_TRANSLATION / CHANGE_PD / CHANGE_ACCESS; new keys; on failure the

@@ -1,8 +1,9 @@
 // Overflow-safe arithmetic on 64-bit address ranges [start, start + length).
 //
-// Every bounds rule of digest §7.3-7.4 is phrased on half-open ranges whose end may be exactly
-// 2^64 (the last byte 0xFFFF'FFFF'FFFF'FFFF). No helper ever computes start + length, so no
-// range "wraps into" another: a range that would run past 2^64 fits nowhere.
+// Every bounds rule of IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3-7.4 is phrased on half-open
+// ranges whose end may be exactly 2^64 (the last byte 0xFFFF'FFFF'FFFF'FFFF). No helper ever
+// computes start + length, so no range "wraps into" another: a range that would run past 2^64 fits
+// nowhere.
 #pragma once
 
 #include <cstdint>

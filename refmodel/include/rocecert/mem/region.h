@@ -1,9 +1,9 @@
 // Memory Region and Memory Window entries as plain values: what the access check reads.
 //
-// Models digest §7.1-7.4: an MR maps the I/O virtual range [iova, iova + length) onto host
-// memory at host_addr (ibv_reg_mr_iova: "a byte at iova x lives at addr + (x - hca_va)");
-// ZERO_BASED means iova = 0. A fast-register MR (IB_MR_TYPE_MEM_REG) has the FREE/VALID life
-// cycle of §7.4 (REG_MR WR / LOCAL_INV); a user MR is VALID from registration to
+// Models IBTA Vol. 1 §10.6; docs/spec-notes.md §7.1-7.4: an MR maps the I/O virtual range [iova,
+// iova + length) onto host memory at host_addr (ibv_reg_mr_iova: "a byte at iova x lives at addr +
+// (x - hca_va)"); ZERO_BASED means iova = 0. A fast-register MR (IB_MR_TYPE_MEM_REG) has the
+// FREE/VALID life cycle of §7.4 (REG_MR WR / LOCAL_INV); a user MR is VALID from registration to
 // deregistration. A type-1 MW is VALID from allocation and is (un)bound by ibv_bind_mw; a
 // type-2 (2B) MW is FREE until a BIND_MW WR binds it to one QP, and LOCAL_INV / SEND_WITH_INV
 // make it FREE again.

@@ -31,7 +31,7 @@ namespace rocecert::model {
 // Policies real implementations choose freely (issue: "configuration, with a profile that
 // behaves like Linux Soft-RoCE"). Defaults reproduce rxe 6.1 as captured in vectors/real/.
 // When the responder acknowledges executed SEND/WRITE packets (IBA §9.7.5.1.1: an ACK with
-// PSN p acknowledges every request up to p, so a responder may coalesce; digest §3.4).
+// PSN p acknowledges every request up to p, so a responder may coalesce; docs/spec-notes.md §3.4).
 // NAKs, READ responses and atomic ACKs are never delayed: a pending coalesced ACK goes out
 // right before them, so the responder's frames stay in PSN order.
 struct AckCoalescing {
@@ -50,24 +50,25 @@ struct Profile {
   tx::AckReqPolicy ackreq{};
   AckCoalescing ack{};
   // UDP source port of a QP's packets when the AV does not give one: rxe 6.1 derives it from
-  // the flow label computed from (lqpn, rqpn) (digest §1.3).
+  // the flow label computed from (lqpn, rqpn) (IBTA Vol. 1 Annex A17.4; docs/spec-notes.md §1.3).
   enum class SportPolicy : std::uint8_t { RXE_FLOW_LABEL, FIXED } sport = SportPolicy::RXE_FLOW_LABEL;
   std::uint16_t fixed_sport = 0xC000;
   std::uint8_t ipv4_ttl = 64;  // rxe takes the route's TTL, 64 in the captures
   bool ipv4_df = true;
   std::uint16_t pkey = 0xFFFF;
   std::uint8_t ack_syndrome_credits = 0x1F;  // rxe always sends "credits invalid"
-  // retry_cnt 7 means "retry forever" in rxe; hfi1/qib count 7 retries (digest §11.2).
+  // retry_cnt 7 means "retry forever" in rxe; hfi1/qib count 7 retries (docs/spec-notes.md §11.2).
   bool retry_cnt_7_is_infinite = true;
   // Timer granularity. 0: the IBA values exactly. rxe arms its RNR timer in kernel jiffies
   // (usecs_to_jiffies, HZ=250 on Debian: 4 ms) and the timer wheel fires on the next tick, so
   // an RNR wait lasts (ceil(delay / jiffy) + 1) jiffies: 12 ms for code 18 (5.12 ms), which is
   // the gap seen in the rnr_nak_then_ok capture.
   sim::SimTime rnr_timer_jiffy_ns = 0;
-  // Congestion notification (RoCEv2 Annex A17.9; digest §10). rxe neither sends nor consumes
-  // CNPs, so the rxe profile leaves this off; a DCQCN-style notification point turns it on:
-  // on a CE-marked packet for a QP, one CNP back to the sender QP per interval.
-  // Which behaviour the error table (refmodel/errors) gives where the IBA and rxe differ.
+  // Congestion notification (RoCEv2 Annex A17.9; IBTA Vol. 1 Annex A17.9; docs/spec-notes.md §10).
+  // rxe neither sends nor consumes CNPs, so the rxe profile leaves this off; a DCQCN-style
+  // notification point turns it on: on a CE-marked packet for a QP, one CNP back to the sender QP
+  // per interval. Which behaviour the error table (refmodel/errors) gives where the IBA and rxe
+  // differ.
   errors::ErrorProfile error_profile = errors::ErrorProfile::RXE;
   // How the flushes of QPs that fail in the same simulated instant are ordered
   // (docs/error-arbitration.md): error class precedence, then time, then QPN; or round robin.
@@ -78,7 +79,7 @@ struct Profile {
   // Reaction point (docs/dcqcn.md): with `dcqcn`, each RC/UC/UD QP's requester is paced by a
   // DCQCN rate controller (refmodel/cc) starting at `line_rate_gbps`, which every CNP for the
   // QP cuts; its packets leave ECN-capable (ECT(0)) so a congestion point can mark them CE.
-  // Off in the rxe profile (rxe ignores CNPs, digest §10.2).
+  // Off in the rxe profile (rxe ignores CNPs, IBTA Vol. 1 Annex A17.9.3; docs/spec-notes.md §10.2).
   bool dcqcn = false;
   double line_rate_gbps = 25.0;
   cc::DcqcnParams dcqcn_params{};
@@ -104,11 +105,11 @@ struct RecvWr {
 enum class PostError : std::uint8_t {
   OK,
   NO_SUCH_QP,
-  INVALID_STATE,      // EINVAL: state does not allow posting (digest §6.3)
-  INVALID_OPCODE,     // EINVAL: opcode not valid for the QP type (digest §2.5)
+  INVALID_STATE,      // EINVAL: state does not allow posting (docs/spec-notes.md §6.3)
+  INVALID_OPCODE,     // EINVAL: opcode not valid for the QP type (docs/spec-notes.md §2.5)
   TOO_MANY_SGE,       // EINVAL
   INLINE_TOO_LONG,    // EINVAL
-  BAD_ATOMIC,         // EINVAL: length != 8 or remote VA not 8-byte aligned (digest §7.6)
+  BAD_ATOMIC,         // EINVAL: length != 8 or remote VA not 8-byte aligned (docs/spec-notes.md §7.6)
   MESSAGE_TOO_LONG,   // EINVAL: > 2^31
   QUEUE_FULL,         // ENOMEM
   SRQ_ATTACHED,       // EINVAL: post_recv on a QP that uses an SRQ
@@ -116,7 +117,8 @@ enum class PostError : std::uint8_t {
 std::string_view to_string(PostError e);
 
 // The UDP source port rxe 6.1 uses for a QP pair: rdma_calc_flow_label(lqpn, rqpn) folded by
-// rdma_flow_label_to_udp_sport into 0xC000-0xFFFF (include/rdma/ib_verbs.h; digest §1.3).
+// rdma_flow_label_to_udp_sport into 0xC000-0xFFFF (include/rdma/ib_verbs.h; IBTA Vol. 1 Annex
+// A17.4; docs/spec-notes.md §1.3).
 std::uint16_t rxe_udp_sport(std::uint32_t lqpn, std::uint32_t rqpn);
 
 class Adapter;
@@ -164,7 +166,7 @@ class Adapter {
   PostError post_recv(qp::Qpn qpn, const RecvWr& wr);
   // Shared receive queues (ibv_create_srq, ibv_post_srq_recv, ibv_modify_srq's srq_limit).
   // A QP created with `srq` takes its receive WQEs from it; a QP error does not flush it
-  // (digest §6.5).
+  // (docs/spec-notes.md §6.5).
   std::uint32_t create_srq(std::uint32_t max_wr, std::uint32_t max_sge);
   PostError post_srq_recv(std::uint32_t srq, const RecvWr& wr);
   // Arms the SRQ limit: when fewer than `limit` WQEs remain, the asynchronous event

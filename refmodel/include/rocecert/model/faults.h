@@ -33,7 +33,7 @@ enum class LinkDirection : std::uint8_t { A_TO_B = 0, B_TO_A = 1 };
 std::string_view to_string(LinkDirection d);  // "a>b", "b>a"
 
 // Opcode classes a rule can name instead of one opcode (from the opcode table, plus the AETH
-// syndrome type for acknowledges: digest §4.1).
+// syndrome type for acknowledges: docs/spec-notes.md §4.1).
 enum class OpcodeClass : std::uint8_t {
   ANY,
   REQUEST,   // every requester-to-responder opcode
@@ -194,8 +194,9 @@ class FaultInjector {
 void apply_byte_faults(const FaultDecision& decision, wire::MutableByteSpan frame);
 
 // Sets the ECN field of a RoCEv2 frame's IPv4 TOS or IPv6 traffic class to CE (11) and, for
-// IPv4, recomputes the header checksum. The ICRC masks that byte (digest §1.4, §1.8), so it
-// stays valid. False (frame unchanged) when the frame is not IP.
+// IPv4, recomputes the header checksum. The ICRC masks that byte (IBTA Vol. 1 Annex A17.4.5.2,
+// A17.9, §7.8, Annex A17.4; docs/spec-notes.md §1.4, §1.8), so it stays valid. False (frame
+// unchanged) when the frame is not IP.
 bool mark_ecn_ce(wire::MutableByteSpan frame);
 
 // Flips one bit that only the ICRC can catch: in the BTH's AckReq/Resv7/PSN bytes, the

@@ -1,7 +1,7 @@
 // The QP context: one plain struct holding all per-QP state the model needs (DESIGN §2 qp/,
-// digest §12 checklist). The QP table owns it; the TX, RX and reliability blocks read and write
-// its fields directly. No behaviour here beyond trivial helpers and the RESET/ERR effects that
-// modify_qp applies (digest §6.4, §6.5).
+// docs/spec-notes.md §12 checklist). The QP table owns it; the TX, RX and reliability blocks read
+// and write its fields directly. No behaviour here beyond trivial helpers and the RESET/ERR effects
+// that modify_qp applies (docs/spec-notes.md §6.4, §6.5).
 //
 // The work queues themselves (SQ/RQ WQE lists) are not here: the blocks that post and consume
 // WQEs own them and key them by QPN.
@@ -20,7 +20,7 @@ namespace rocecert::qp {
 // opcodes are 0..255.
 inline constexpr std::uint16_t kNoOpcode = 0x100;
 
-// Requester side (digest §3.2, §5, §12 "per-QP requester state").
+// Requester side (docs/spec-notes.md §3.2, §5, §12 "per-QP requester state").
 struct RequesterState {
   Psn next_psn;  // req.psn: PSN of the next new packet; = sq_psn at RTR -> RTS (§3.2)
   Psn comp_psn;  // comp.psn: oldest unacknowledged PSN; = sq_psn at RTR -> RTS (§3.2, §3.4)
@@ -53,11 +53,11 @@ struct RequesterState {
   friend bool operator==(const RequesterState&, const RequesterState&) = default;
 };
 
-// Kinds of responder resource (digest §8.2): READ, atomics, and the IBA 1.5 FLUSH and
+// Kinds of responder resource (docs/spec-notes.md §8.2): READ, atomics, and the IBA 1.5 FLUSH and
 // ATOMIC_WRITE, which also take a slot in rxe.
 enum class ResourceType : std::uint8_t { NONE, READ, ATOMIC, FLUSH, ATOMIC_WRITE };
 
-// One slot of the responder resource ring (digest §8.2, §8.3).
+// One slot of the responder resource ring (docs/spec-notes.md §8.2, §8.3).
 struct ResponderResource {
   ResourceType type = ResourceType::NONE;
   Psn first_psn;                  // PSN of the request
@@ -72,8 +72,8 @@ struct ResponderResource {
   friend bool operator==(const ResponderResource&, const ResponderResource&) = default;
 };
 
-// The RDMA WRITE message being received (digest §12 "current WRITE context"): the RETH of the
-// FIRST packet, consumed by the MIDDLE/LAST packets.
+// The RDMA WRITE message being received (docs/spec-notes.md §12 "current WRITE context"): the RETH
+// of the FIRST packet, consumed by the MIDDLE/LAST packets.
 struct WriteContext {
   bool active = false;
   std::uint64_t va = 0;  // next byte to write
@@ -82,7 +82,7 @@ struct WriteContext {
   friend bool operator==(const WriteContext&, const WriteContext&) = default;
 };
 
-// Responder side (digest §3.3, §3.5, §4, §8.2, §12 "per-QP responder state").
+// Responder side (docs/spec-notes.md §3.3, §3.5, §4, §8.2, §12 "per-QP responder state").
 struct ResponderState {
   Psn epsn;     // expected PSN; = rq_psn at INIT -> RTR (§3.3)
   Psn ack_psn;  // PSN rxe's duplicate re-ACK is based on (ack_psn - 1, §4.5, §4.6)
@@ -132,15 +132,15 @@ struct QpContext {
   friend bool operator==(const QpContext&, const QpContext&) = default;
 };
 
-// Effects of entering RESET (digest §6.4, rxe_qp_reset): requester and responder runtime state
-// back to their initial values, MSN 0, flags cleared, timers cancelled, responder resources
-// freed (the ring keeps its size). The attributes are kept; the PSNs are set again by the next
-// INIT -> RTR -> RTS. Discarding queued WQEs without completions is the queue owners' part.
+// Effects of entering RESET (docs/spec-notes.md §6.4, rxe_qp_reset): requester and responder
+// runtime state back to their initial values, MSN 0, flags cleared, timers cancelled, responder
+// resources freed (the ring keeps its size). The attributes are kept; the PSNs are set again by the
+// next INIT -> RTR -> RTS. Discarding queued WQEs without completions is the queue owners' part.
 void reset_runtime_state(QpContext& ctx);
 
-// Effects of entering ERR that belong to the QP context (digest §6.5 step 4): timers cancelled,
-// retry waits dropped, SQD drain abandoned, flush_pending set. The flush itself (steps 1-3, 5)
-// belongs to later blocks.
+// Effects of entering ERR that belong to the QP context (docs/spec-notes.md §6.5 step 4): timers
+// cancelled, retry waits dropped, SQD drain abandoned, flush_pending set. The flush itself (steps
+// 1-3, 5) belongs to later blocks.
 void enter_error_state(QpContext& ctx);
 
 }  // namespace rocecert::qp

@@ -16,7 +16,7 @@ using TimeNs = std::uint64_t;
 // A timer deadline that is not armed.
 inline constexpr TimeNs kNoDeadline = UINT64_MAX;
 
-// 24-bit Packet Sequence Number with serial arithmetic (digest §3.1).
+// 24-bit Packet Sequence Number with serial arithmetic (docs/spec-notes.md §3.1).
 class Psn {
  public:
   static constexpr std::uint32_t kMask = 0xFFFFFFu;
@@ -37,9 +37,9 @@ class Psn {
   std::uint32_t value_ = 0;
 };
 
-// Signed serial distance a - b in [-2^23, 2^23 - 1]. This is rxe's psn_compare (digest §3.1):
-// (a - b) mod 2^24 in [1, 2^23 - 1] is "after", [2^23, 2^24 - 1] is "before", so the boundary
-// value +2^23 reads as -2^23 ("before"). No ordering operators on Psn, on purpose.
+// Signed serial distance a - b in [-2^23, 2^23 - 1]. This is rxe's psn_compare (docs/spec-notes.md
+// §3.1): (a - b) mod 2^24 in [1, 2^23 - 1] is "after", [2^23, 2^24 - 1] is "before", so the
+// boundary value +2^23 reads as -2^23 ("before"). No ordering operators on Psn, on purpose.
 constexpr std::int32_t psn_diff(Psn a, Psn b) {
   const std::uint32_t d = (a.value() - b.value()) & Psn::kMask;
   return d >= Psn::kHalf ? static_cast<std::int32_t>(d) - static_cast<std::int32_t>(Psn::kMask + 1)
@@ -52,7 +52,7 @@ constexpr bool psn_before(Psn a, Psn b) {
   return psn_diff(a, b) < 0;
 }
 
-// 24-bit Message Sequence Number (AETH bytes 1-3, digest §3.5). Wraps like a PSN.
+// 24-bit Message Sequence Number (AETH bytes 1-3, docs/spec-notes.md §3.5). Wraps like a PSN.
 class Msn {
  public:
   static constexpr std::uint32_t kMask = 0xFFFFFFu;
@@ -70,7 +70,7 @@ class Msn {
 };
 
 // 24-bit Queue Pair Number (BTH DestQP, DETH SrcQP). QPN 0 (SMI) and 1 (GSI) are reserved and
-// 0xFFFFFF is the multicast QPN (digest §1.9 check 4, §9.1).
+// 0xFFFFFF is the multicast QPN (IBTA Vol. 1 C10-93.1.1; docs/spec-notes.md §1.9 check 4, §9.1).
 class Qpn {
  public:
   static constexpr std::uint32_t kMask = 0xFFFFFFu;

@@ -10,7 +10,8 @@
 namespace rocecert::qp {
 
 // Device and port attributes the modify/create checks compare against (ibv_device_attr,
-// ibv_port_attr). Defaults are rxe's (digest §0 rxe-qp / rxe_param.h) on a 1500-byte Ethernet.
+// ibv_port_attr). Defaults are rxe's (docs/spec-notes.md §0 rxe-qp / rxe_param.h) on a 1500-byte
+// Ethernet.
 struct DeviceLimits {
   std::uint8_t port_count = 1;              // RoCE devices here have one port: port_num must be 1
   PathMtu max_mtu = PathMtu::MTU_4096;      // ibv_port_attr.max_mtu
@@ -24,7 +25,7 @@ struct DeviceLimits {
   std::uint32_t max_recv_sge = 32;
   std::uint32_t max_inline_data = 512;  // rxe RXE_MAX_INLINE_DATA (recent kernels)
   // Access flags a QP accepts (rxe RXE_ACCESS_SUPPORTED_QP: LOCAL_WRITE, REMOTE_*, MW_BIND,
-  // ON_DEMAND, FLUSH_*, and the optional range, digest §7.2).
+  // ON_DEMAND, FLUSH_*, and the optional range, IBTA Vol. 1 §10.6; docs/spec-notes.md §7.2).
   std::uint32_t qp_access_supported = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead |
                                       kAccessRemoteAtomic | kAccessMwBind | kAccessOnDemand |
                                       kAccessFlushGlobal | kAccessFlushPersistent |
@@ -39,19 +40,23 @@ enum class MtuCheck : std::uint8_t {
 
 // Behaviour switches for the QP block. Default = current Linux core + spec reading.
 struct QpProfile {
-  // digest §6.2 note / §11.13: v4.x-era kernels marked RESET -> ERR valid (empty attribute sets).
+  // docs/spec-notes.md §6.2 note / §11.13: v4.x-era kernels marked RESET -> ERR valid (empty
+  // attribute sets).
   bool reset_to_err_allowed = false;
-  // digest §6.2 rule 4 and CUR_STATE: by default a CUR_STATE that differs from the QP's actual
-  // state is refused (CUR_STATE_MISMATCH). rxe and mlx instead use attr.cur_qp_state as the row
-  // of the table without comparing it (rxe __qp_chk_state); set this to mirror them.
+  // docs/spec-notes.md §6.2 rule 4 and CUR_STATE: by default a CUR_STATE that differs from the QP's
+  // actual state is refused (CUR_STATE_MISMATCH). rxe and mlx instead use attr.cur_qp_state as the
+  // row of the table without comparing it (rxe __qp_chk_state); set this to mirror them.
   bool cur_state_selects_row = false;
-  // digest §6.6: while the SQ is still draining, only SQD -> ERR is accepted (rxe). rxe applies
-  // it only when STATE is in the mask; this model also refuses a STATE-less SQD -> SQD modify.
+  // docs/spec-notes.md §6.6: while the SQ is still draining, only SQD -> ERR is accepted (rxe). rxe
+  // applies it only when STATE is in the mask; this model also refuses a STATE-less SQD -> SQD
+  // modify.
   bool sqd_drain_only_to_err = true;
-  // digest §5.1, §11.14: rxe rounds max_rd_atomic / max_dest_rd_atomic up to a power of two
-  // (after the device-limit check) and stores and reports the rounded value.
+  // IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1, §11.14: rxe rounds max_rd_atomic /
+  // max_dest_rd_atomic up to a power of two (after the device-limit check) and stores and reports
+  // the rounded value.
   bool round_rd_atomic_pow2 = false;
-  // digest §4.2, §11.3: rxe's rnrnak_usec table has 61410 us for code 25 instead of 61440 us.
+  // IBTA Vol. 1 §9.7.5.2.8, Table 45; docs/spec-notes.md §4.2, §11.3: rxe's rnrnak_usec table has
+  // 61410 us for code 25 instead of 61440 us.
   bool rxe_rnr_code25_typo = false;
   // Linux core (_ib_modify_qp) masks an rq_psn/sq_psn wider than 24 bits with a warning instead
   // of refusing it. Default: refuse (INVALID_SQ_PSN / INVALID_RQ_PSN).

@@ -1,8 +1,8 @@
 // The QP table: create, destroy, query and modify QPs (the verbs ibv_create_qp, ibv_destroy_qp,
 // ibv_query_qp, ibv_modify_qp), with deterministic QPN allocation. modify_qp validates a request
 // completely (check_modify + validate_attr_values) and only then applies it: a refused request
-// changes nothing (digest §6.2 rule 6). State changes come back as QpTransition values for the
-// caller to hand to the observer; nothing is printed.
+// changes nothing (docs/spec-notes.md §6.2 rule 6). State changes come back as QpTransition values
+// for the caller to hand to the observer; nothing is printed.
 #pragma once
 
 #include <cstddef>
@@ -66,8 +66,9 @@ struct QpTransition {
   Qpn qpn;
   QpState from = QpState::RESET;
   QpState to = QpState::RESET;
-  // The caller must flush: to == ERR, both queues (digest §6.5); to == SQE, the send queue only
-  // (digest §6.6). The context's flush_pending carries the same fact until the flush is done.
+  // The caller must flush: to == ERR, both queues (docs/spec-notes.md §6.5); to == SQE, the send
+  // queue only (docs/spec-notes.md §6.6). The context's flush_pending carries the same fact until
+  // the flush is done.
   bool flush_due = false;
   friend constexpr bool operator==(const QpTransition&, const QpTransition&) = default;
 };
@@ -81,7 +82,7 @@ struct ModifyResult {
 // Result of mark_sq_drained.
 struct SqDrained {
   bool drained = false;  // the QP was in SQD and draining, and now is drained
-  bool notify = false;   // en_sqd_async_notify was set: raise IB_EVENT_SQ_DRAINED (digest §6.6)
+  bool notify = false;   // en_sqd_async_notify was set: raise IB_EVENT_SQ_DRAINED (docs/spec-notes.md §6.6)
 };
 
 class QpTable {
@@ -111,13 +112,13 @@ class QpTable {
   std::size_t size() const { return qps_.size(); }
 
   // Model-internal transitions (not verbs).
-  // A transport or local error moves the QP to ERR (digest §5.5, §6.5). Nothing happens (and
-  // nullopt is returned) when the QP does not exist or is in RESET or already in ERR.
+  // A transport or local error moves the QP to ERR (docs/spec-notes.md §5.5, §6.5). Nothing happens
+  // (and nullopt is returned) when the QP does not exist or is in RESET or already in ERR.
   std::optional<QpTransition> enter_error(Qpn qpn);
-  // A UC/UD send-side error moves the QP from RTS to SQE (digest §6.6). nullopt (no change) for
-  // an RC QP or a QP not in RTS.
+  // A UC/UD send-side error moves the QP from RTS to SQE (docs/spec-notes.md §6.6). nullopt (no
+  // change) for an RC QP or a QP not in RTS.
   std::optional<QpTransition> enter_sq_error(Qpn qpn);
-  // The requester has finished every in-flight message of a QP in SQD (digest §6.6).
+  // The requester has finished every in-flight message of a QP in SQD (docs/spec-notes.md §6.6).
   SqDrained mark_sq_drained(Qpn qpn);
 
   // Every QP in QPN order.

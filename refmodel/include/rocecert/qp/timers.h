@@ -1,6 +1,7 @@
 // The two 5-bit timer encodings of a QP, as constexpr tables in nanoseconds (DESIGN §3.2: one
-// source of truth): the local ACK timeout (TIMEOUT, digest §5.1) and the RNR NAK timer
-// (MIN_RNR_TIMER and the AETH RNR code, digest §4.2).
+// source of truth): the local ACK timeout (TIMEOUT, IBTA Vol. 1 §9.7.6.1.3, C9-140;
+// docs/spec-notes.md §5.1) and the RNR NAK timer (MIN_RNR_TIMER and the AETH RNR code, IBTA Vol. 1
+// §9.7.5.2.8, Table 45; docs/spec-notes.md §4.2).
 #pragma once
 
 #include <array>
@@ -14,7 +15,8 @@ namespace rocecert::qp {
 inline constexpr std::size_t kTimerCodeCount = 32;  // both encodings are 5 bits
 
 // Local ACK timeout: 4.096 us * 2^timeout, i.e. 4096 ns << timeout; code 0 means no retransmit
-// timer at all (digest §5.1; rxe_qp_from_attr). Entry 0 holds kNoAckTimeout.
+// timer at all (IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1; rxe_qp_from_attr). Entry 0
+// holds kNoAckTimeout.
 inline constexpr TimeNs kNoAckTimeout = 0;
 inline constexpr std::array<TimeNs, kTimerCodeCount> kLocalAckTimeoutNs = [] {
   std::array<TimeNs, kTimerCodeCount> t{};
@@ -29,9 +31,9 @@ constexpr TimeNs local_ack_timeout_ns(std::uint8_t timeout) {
   return timeout < kTimerCodeCount ? kLocalAckTimeoutNs[timeout] : kNoAckTimeout;
 }
 
-// RNR NAK timer (IBA table, digest §4.2): in units of 10 us the codes 1, 2, 3, ... give
-// 1, 2, 3, 4, 6, 8, 12, 16, ... (even code c: 2^(c/2); odd code c >= 3: 3 * 2^((c-3)/2)), and
-// code 0 is the longest delay, 2^16 units = 655.36 ms.
+// RNR NAK timer (IBA table, IBTA Vol. 1 §9.7.5.2.8, Table 45; docs/spec-notes.md §4.2): in units of
+// 10 us the codes 1, 2, 3, ... give 1, 2, 3, 4, 6, 8, 12, 16, ... (even code c: 2^(c/2); odd code c
+// >= 3: 3 * 2^((c-3)/2)), and code 0 is the longest delay, 2^16 units = 655.36 ms.
 inline constexpr std::array<TimeNs, kTimerCodeCount> kRnrTimerNs = [] {
   std::array<TimeNs, kTimerCodeCount> t{};
   constexpr TimeNs kUnit = 10'000;  // 10 us
@@ -44,7 +46,8 @@ inline constexpr std::array<TimeNs, kTimerCodeCount> kRnrTimerNs = [] {
 }();
 
 // rxe's rnrnak_usec table differs from the IBA values in one entry: code 25 is 61410 us instead
-// of 61440 us (digest §4.2, §11.3). Modelled as a profile deviation, never as the default.
+// of 61440 us (IBTA Vol. 1 §9.7.5.2.8, Table 45; docs/spec-notes.md §4.2, §11.3). Modelled as a
+// profile deviation, never as the default.
 inline constexpr std::uint8_t kRxeRnrTypoCode = 25;
 inline constexpr TimeNs kRxeRnrTypoNs = 61'410'000;
 

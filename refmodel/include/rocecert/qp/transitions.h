@@ -1,7 +1,7 @@
 // The QP state machine as one constexpr data table (DESIGN §3.3) and the one pure function that
-// checks a modify_qp request against it (digest §6.2, Linux ib_modify_qp_is_ok).
+// checks a modify_qp request against it (docs/spec-notes.md §6.2, Linux ib_modify_qp_is_ok).
 //
-// kTransitionRows is the data, typed row by row exactly as the digest's §6.2 table;
+// kTransitionRows is the data, typed row by row exactly as docs/spec-notes.md §6.2 table;
 // kTransitionTable is the same data indexed [type][from][to]. proofs/ and docs/ read them through
 // transition_rule() / transition_entries() / render_qp_state_machine_doc().
 #pragma once
@@ -27,7 +27,7 @@ enum class ModifyError : std::uint8_t {
   ILLEGAL_TRANSITION,     // rules 1 and 5: the (cur, next) cell is not valid for the QP type
   MISSING_REQUIRED_ATTR,  // rule 2: ModifyCheck::attrs names the missing bits
   UNEXPECTED_ATTR,        // rule 3: ModifyCheck::attrs names the bits outside req|opt|STATE
-  SQ_DRAINING,            // digest §6.6: leaving SQD for anything but ERR while draining
+  SQ_DRAINING,            // docs/spec-notes.md §6.6: leaving SQD for anything but ERR while draining
   // Value checks (attr.h validate_attr_values); ModifyCheck::attrs names the attribute.
   INVALID_PATH_MTU,            // path_mtu not 1..5
   PATH_MTU_ABOVE_PORT,         // path_mtu above the port's active (or max) MTU
@@ -67,8 +67,8 @@ struct TransitionRule {
   AttrMask optional;
 };
 
-// One row of the digest's §6.2 table: (from, to) and the required/optional sets per QP type in
-// kAllQpTypes order (RC, UC, UD).
+// One row of docs/spec-notes.md §6.2 table: (from, to) and the required/optional sets per QP type
+// in kAllQpTypes order (RC, UC, UD).
 struct TypeSets {
   AttrMask required;
   AttrMask optional;
@@ -177,7 +177,7 @@ constexpr TransitionRule transition_rule(QpType type, QpState from, QpState to,
   TransitionRule rule =
       kTransitionTable[qp_type_index(type)][qp_state_index(from)][qp_state_index(to)];
   if (!rule.valid && profile.reset_to_err_allowed && from == QpState::RESET && to == QpState::ERR) {
-    rule.valid = true;  // digest §11.13: v4.x kernels, no attributes
+    rule.valid = true;  // docs/spec-notes.md §11.13: v4.x kernels, no attributes
   }
   return rule;
 }
@@ -204,13 +204,13 @@ constexpr std::array<TransitionEntry, kTransitionEntryCount> transition_entries(
   return out;
 }
 
-// CUR_STATE may be given only in these states (digest §6.2 rule 4).
+// CUR_STATE may be given only in these states (docs/spec-notes.md §6.2 rule 4).
 constexpr bool cur_state_allowed_in(QpState s) {
   return s == QpState::RTR || s == QpState::RTS || s == QpState::SQD || s == QpState::SQE;
 }
 
-// The legality check of a modify_qp request (digest §6.2 rules 1-5, plus §6.6 SQD draining):
-//   type, current   the QP's type and actual state;
+// The legality check of a modify_qp request (docs/spec-notes.md §6.2 rules 1-5, plus §6.6 SQD
+// draining):   type, current   the QP's type and actual state;
 //   mask            the ibv_qp_attr_mask;
 //   qp_state        attr.qp_state, read only when STATE is in the mask;
 //   cur_qp_state    attr.cur_qp_state, read only when CUR_STATE is in the mask;

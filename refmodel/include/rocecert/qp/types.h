@@ -1,5 +1,5 @@
 // QP enumerations with their verbs values (rdma-core libibverbs/verbs.h, kernel ib_verbs.h):
-// QP type, QP state, the modify_qp attribute mask bits and the path MTU (digest §6.1).
+// QP type, QP state, the modify_qp attribute mask bits and the path MTU (docs/spec-notes.md §6.1).
 #pragma once
 
 #include <array>
@@ -20,8 +20,8 @@ constexpr std::size_t qp_type_index(QpType t) {
   return static_cast<std::size_t>(static_cast<std::uint8_t>(t) - 2u);
 }
 
-// enum ibv_qp_state (digest §6.1). IBV_QPS_UNKNOWN (7) is a query-only value and is not a state
-// a QP can be in or be moved to; it is rejected as an invalid state value.
+// enum ibv_qp_state (docs/spec-notes.md §6.1). IBV_QPS_UNKNOWN (7) is a query-only value and is not
+// a state a QP can be in or be moved to; it is rejected as an invalid state value.
 enum class QpState : std::uint8_t {
   RESET = 0,
   INIT = 1,
@@ -43,8 +43,8 @@ constexpr bool is_valid_state(QpState s) {
   return static_cast<std::uint8_t>(s) <= 6u;
 }
 
-// enum ibv_qp_attr_mask (digest §6.1). Bits 21-24 are IB-only or vendor bits this model does not
-// know; RATE_LIMIT is bit 25.
+// enum ibv_qp_attr_mask (docs/spec-notes.md §6.1). Bits 21-24 are IB-only or vendor bits this model
+// does not know; RATE_LIMIT is bit 25.
 enum class AttrBit : std::uint32_t {
   STATE = 1u << 0,
   CUR_STATE = 1u << 1,
@@ -158,7 +158,8 @@ constexpr bool path_mtu_from_bytes(std::uint32_t bytes, PathMtu& out) {
   return false;
 }
 
-// QP access flags that modify_qp(ACCESS_FLAGS) may carry (enum ibv_access_flags, digest §7.2).
+// QP access flags that modify_qp(ACCESS_FLAGS) may carry (enum ibv_access_flags, IBTA Vol. 1 §10.6;
+// docs/spec-notes.md §7.2).
 enum QpAccessFlag : std::uint32_t {
   kAccessLocalWrite = 0x1,
   kAccessRemoteWrite = 0x2,

@@ -2,7 +2,7 @@
 // (FIRST/MIDDLE/LAST/ONLY and their _WITH_IMMEDIATE / _WITH_INVALIDATE forms), PSN assignment
 // with 24-bit wrap, payload slices of path-MTU size, pad counts, SE and AckReq.
 // IBA Vol. 1 §9.4 (packet sequencing: C9-... opcode sequences), §9.7.1 (PSNs), rxe_req.c
-// next_opcode_rc/uc/ud (shared/spec/roce-digest.md §2.5, §3.2, §3.4).
+// next_opcode_rc/uc/ud (docs/spec-notes.md §2.5, §3.2, §3.4).
 // A pure function: the requester state machine keeps the state and calls it.
 #pragma once
 
@@ -50,7 +50,7 @@ struct Segment {
 enum class SegmentError : std::uint8_t {
   NONE,
   NOT_A_WIRE_OPERATION,     // LOCAL_INV, BIND_MW, TSO, DRIVER1: no packet
-  OPCODE_NOT_ON_TRANSPORT,  // e.g. RDMA_READ on UC, SEND_WITH_INV on UC/UD (digest §11.11)
+  OPCODE_NOT_ON_TRANSPORT,  // e.g. RDMA_READ on UC, SEND_WITH_INV on UC/UD (docs/spec-notes.md §11.11)
   BAD_MTU,                  // not 256..4096 and a power of two
   MESSAGE_TOO_LONG,         // > 2^31 (IBA max message), or a UD message > MTU
   BAD_ATOMIC_LENGTH,        // atomics carry exactly 8 bytes (C9-...; rxe validate_send_wr)
