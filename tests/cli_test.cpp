@@ -110,7 +110,7 @@ TEST(CliDecode, JsonSchemaOnEveryRealCapture) {
       if (!j.at("icrc_ok").get<bool>()) ++icrc_failures;
     }
   }
-  EXPECT_EQ(frames, 7112);  // sum of the packet counts in shared/captures/README.md
+  EXPECT_EQ(frames, 7146);  // sum of the packet counts in vectors/real/README.md
   EXPECT_EQ(icrc_failures, 1);  // rc_send_bw_64_mtu1024_corrupt2: the frame netem corrupted
 }
 

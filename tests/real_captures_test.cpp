@@ -1,5 +1,5 @@
-// The real Soft-RoCE captures in vectors/real/ (copied from shared/captures/, described in its
-// README): every frame decodes, every ICRC validates but the one netem corrupted on purpose, and
+// The real Soft-RoCE captures in vectors/real/ (how each was taken and what it holds: its
+// README.md): every frame decodes, every ICRC validates but the one netem corrupted on purpose, and
 // the per-file counts and opcode mixes match the figures the capture notes give independently.
 #include <gtest/gtest.h>
 
@@ -19,7 +19,7 @@ struct Expected {
   std::uint64_t icrc_ok;
 };
 
-// From shared/captures/README.md, "Overview" (packets, ICRC ok).
+// From vectors/real/README.md, "Overview" (packets, ICRC ok).
 const Expected kCaptures[] = {
     {"rc_pingpong_64_mtu1024.pcap", 40, 40},
     {"rc_pingpong_10000_mtu1024.pcap", 220, 220},
@@ -45,6 +45,7 @@ const Expected kCaptures[] = {
     {"rc_send_bw_64_mtu1024_corrupt2.pcap", 103, 102},
     {"rc_write_bw_4096_mtu1024_q8.pcap", 400, 400},
     {"multi_qp_errors.pcap", 76, 76},
+    {"cq_overflow.pcap", 34, 34},
     {"rc_pingpong_10000_mtu1024_v6.pcap", 220, 220},
     {"ud_pingpong_1024_v6.pcap", 20, 20},
     {"rc_pingpong_64_mtu1024_vlan.pcap", 40, 40},
@@ -102,7 +103,7 @@ std::string capture_test_name(const ::testing::TestParamInfo<Expected>& param_in
 INSTANTIATE_TEST_SUITE_P(Soft_RoCE, RealCapture, ::testing::ValuesIn(kCaptures), capture_test_name);
 
 TEST(RealCaptureDetail, RcOpsOpcodeMix) {
-  // shared/captures/README.md, rc_ops_mtu4096.pcap "opcodes" line.
+  // vectors/real/README.md, rc_ops_mtu4096.pcap "opcodes" line.
   const std::map<std::string, int> expected = {
       {"RC_SEND_FIRST", 1}, {"RC_SEND_MIDDLE", 1}, {"RC_SEND_LAST_WITH_IMMEDIATE", 1},
       {"RC_SEND_ONLY", 3}, {"RC_SEND_ONLY_WITH_IMMEDIATE", 1}, {"RC_RDMA_WRITE_FIRST", 2},
@@ -131,6 +132,13 @@ TEST(RealCaptureDetail, UdAndUcAndErrors) {
   const wire::ParsedFrame p = wire::decode(rec.data, {r.link(), true});
   ASSERT_TRUE(p.has(wire::Header::Aeth));
   EXPECT_EQ(p.aeth.syndrome, 0x62);
+}
+
+TEST(RealCaptureDetail, CqOverflowOpcodeMix) {
+  // vectors/real/README.md, cq_overflow.pcap: 7 SENDs ACKed, then retransmissions only (the
+  // responder whose receive CQ overran sends nothing more).
+  EXPECT_EQ(opcode_histogram("cq_overflow.pcap"),
+            (std::map<std::string, int>{{"RC_SEND_ONLY", 27}, {"RC_ACKNOWLEDGE", 7}}));
 }
 
 TEST(RealCaptureDetail, TheCorruptedFrameIsTheOnlyIcrcFailure) {
