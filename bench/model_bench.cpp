@@ -1,4 +1,4 @@
-// Simulated frames per second of the golden model (issue 3 target: >= 1 M/s on one core) for a
+// Simulated frames per second of the golden model (target: >= 1 M/s on one core) for a
 // WRITE-heavy load and a SEND/READ mix on one RC QP pair, and the heap held per idle QP.
 // `make bench` runs it; docs/bench.md records the figures.
 #include <benchmark/benchmark.h>

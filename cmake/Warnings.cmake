@@ -1,4 +1,4 @@
-# The warning set of DESIGN §4, applied to every target of the project (not to dependencies).
+# The project's warning set, applied to every target of the project (not to dependencies).
 function(rocecert_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wshadow -Wswitch-enum

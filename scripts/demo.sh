@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 echo "== rocecert decode vectors/real/rc_ops_mtu4096.pcap (every RC operation, MTU 4096)"
 "$rocecert" decode vectors/real/rc_ops_mtu4096.pcap
 echo
-echo "== one frame as JSON (DESIGN §5 schema)"
+echo "== one frame as JSON"
 "$rocecert" decode --json --count 1 vectors/real/err_write_bad_rkey.pcap
 echo
 echo "== every bundled capture: frames, RoCEv2 frames, malformed frames, ICRC failures"

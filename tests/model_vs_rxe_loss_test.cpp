@@ -1,5 +1,5 @@
 // The golden model against Linux Soft-RoCE under loss, duplication, reordering and corruption
-// (vectors/real/*_loss*, *_reorder_dup, *_corrupt*; netem settings in shared/captures/README.md).
+// (vectors/real/*_loss*, *_reorder_dup, *_corrupt*; netem settings in vectors/real/README.md).
 // rxe's pace (how many packets it had out when a NAK came back) depends on its CPU, so these
 // runs are replayed in lockstep (tests/support/lockstep.h): the capture says when a packet
 // leaves, the model says which packet it is, and every packet on the wire is compared field by

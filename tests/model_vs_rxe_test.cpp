@@ -1,5 +1,5 @@
 // The golden model driven with the work requests behind clean Linux Soft-RoCE captures
-// (vectors/real/, commands in shared/captures/README.md, rc_ops from rxe_probe.c), compared
+// (vectors/real/, commands in vectors/real/README.md, rc_ops from rxe_probe.c), compared
 // with the captured frames field by field, per direction: opcode, PSN, AckReq, SE, pad count,
 // payload length, RETH DMA length, AETH syndrome and MSN, ImmDt. Every difference is named.
 // Fields an implementation chooses freely (addresses, keys, IP id, UDP source port) are not
@@ -196,7 +196,7 @@ TEST(ModelVsRxe, UdpSourcePortFollowsTheRxeFlowLabelRule) {
   EXPECT_GT(checked, 500);
 }
 
-// ---- Error scenarios of rxe_probe (shared/captures/rxe_probe.c), lossless ---------------------
+// ---- Error scenarios of rxe_probe (vectors/real/rxe_probe.c), lossless ------------------------
 
 namespace {
 
@@ -407,7 +407,7 @@ TEST(ModelVsRxe, RetryExceededWithoutPeer) {
   EXPECT_EQ(t.a.ad->qps().find(lonely)->state(), qp::QpState::ERR);
 }
 
-// ---- Several QPs, two simultaneous errors (issue 4: isolation) ---------------------------------
+// ---- Several QPs, two simultaneous errors (isolation) -----------------------------------------
 
 namespace {
 

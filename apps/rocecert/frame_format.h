@@ -1,4 +1,4 @@
-// One decoded frame as a line of text (tshark-like) or as a JSON object (DESIGN §5 schema).
+// One decoded frame as a line of text (tshark-like) or as a JSON object (the decode --json schema).
 #pragma once
 
 #include <fmt/format.h>

@@ -1,4 +1,4 @@
-// rocecert: the single command-line tool (DESIGN §5 fixes its contracts).
+// rocecert: the single command-line tool (its commands, options and exit codes are contracts).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -41,7 +41,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int rc = app.exit(e);
-    return rc == 0 ? 0 : 2;  // usage errors are exit 2 (DESIGN §5)
+    return rc == 0 ? 0 : 2;  // usage errors are exit 2, like unusable input
   }
   try {
     if (*dec) {

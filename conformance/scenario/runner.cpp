@@ -636,7 +636,7 @@ class Runner {
     return s;
   }
 
-  // The frames sent since the previous "frames" expectation, against the list (DESIGN: every
+  // The frames sent since the previous "frames" expectation, against the list (every
   // difference named, with its JSON path).
   void check_frames(const Step& s, const FramesExpect& e) {
     const std::vector<SentFrame>& sent = counter_.sent;

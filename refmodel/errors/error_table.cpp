@@ -1,5 +1,5 @@
 // Names for the table's enums, the one-line description of an outcome, and the rendering of
-// docs/errors.md from kErrorTable (the doc is generated, never typed: DESIGN §3.2).
+// docs/errors.md from kErrorTable (the doc is generated, never typed).
 #include "rocecert/errors/error_table.h"
 
 #include <cstdio>
@@ -269,8 +269,9 @@ std::string render_errors_doc() {
       "how a consumed receive WQE completes, the state change (and flush) of each side, and the\n"
       "affiliated asynchronous events. One row per class in `error_classes.def`; the model\n"
       "looks cells up with `rocecert::errors::outcome(class, qp_type, profile)`. Sources:\n"
-      "IBTA Vol. 1 §10.6; docs/spec-notes.md §4.3, §4.4, §5.5, §5.7, §6.5, §6.6, §7, §9, §11; the "
-      "rxe captures\n(`../shared/captures/README.md`). How simultaneous errors are ordered:\n"
+      "docs/spec-notes.md §4.3, §4.4, §5.5, §5.7, §6.5, §6.6, §7, §9, §11 (each section names\n"
+      "its IBTA clauses); the rxe captures (`vectors/real/README.md`). How simultaneous errors\n"
+      "are ordered: "
       "[error-arbitration.md](error-arbitration.md).\n"
       "\n"
       "## Profiles\n"
@@ -281,7 +282,7 @@ std::string render_errors_doc() {
       "- **RXE** (default): Linux Soft-RoCE 6.1 as captured. rxe raises no QP asynchronous\n"
       "  event at all (captures `multi_qp_errors`: \"No async events\"), only `CQ_ERR` when a\n"
       "  completion does not fit its CQ; it has no SQE state (docs/spec-notes.md §6.6).\n"
-      "- **IBA**: the spec and the IB convention the digest names. An error that cannot be\n"
+      "- **IBA**: the spec and the IB convention the notes name. An error that cannot be\n"
       "  reported in a completion is reported as an affiliated asynchronous error on the QP\n"
       "  that detected it (`QP_REQ_ERR` for an invalid request, `QP_ACCESS_ERR` for an access\n"
       "  violation, `QP_FATAL` for a local catastrophic error, `CQ_ERR` on the CQ); the event\n"
@@ -289,8 +290,8 @@ std::string render_errors_doc() {
       "  errors take the QP to SQE. A QP on an SRQ that enters ERR also raises\n"
       "  `QP_LAST_WQE_REACHED`, and a CQ error is permanent.\n"
       "\n"
-      "The IBTA text itself was not available (docs/spec-notes.md §0); clause numbers appear only "
-      "where\nthe digest quotes them, and a cell inferred without a source says so in its note.\n"
+      "The IBTA text is not reproduced (docs/spec-notes.md); clause numbers appear only where a\n"
+      "public source quotes them, and a cell inferred without a source says so in its note.\n"
       "\n"
       "## Reading a class\n"
       "\n"

@@ -1,5 +1,5 @@
-// The pure access check (access_check.h). Clause references are to the digest unless a
-// clause number of the IBA specification is given.
+// The pure access check (access_check.h). Section references are to docs/spec-notes.md unless
+// a clause number of the IBA specification is given.
 #include "rocecert/mem/access_check.h"
 
 namespace rocecert::mem {

@@ -1,5 +1,5 @@
 // The MR / MW / PD table (mem_table.h). Clause numbers are those the rxe sources cite; the
-// digest section is given where no clause number is known.
+// docs/spec-notes.md section is given where no clause number is known.
 #include "rocecert/mem/mem_table.h"
 
 #include <cerrno>

@@ -169,7 +169,8 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   wqe.signaled = ctx->sq_sig_all || (wr.send_flags & tx::kSendSignaled) != 0;
   q.sq.push_back(std::move(wqe));
   if (st == qp::QpState::ERR) {
-    impl_->flush(*ctx);  // docs/spec-notes.md §6.3/§6.5: WRs posted in ERR complete with WR_FLUSH_ERR
+    impl_->flush(*ctx);  // docs/spec-notes.md §6.3/§6.5: WRs posted in ERR complete with
+                         // WR_FLUSH_ERR
   } else {
     impl_->schedule_requester(qpn);
   }
@@ -509,7 +510,8 @@ bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx:
                                  mem::AccessResult& failure, std::uint32_t& bad_key) {
   out.clear();
   for (const tx::Sge& s : sges) {
-    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3)
+    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (IBTA Vol. 1 §10.6;
+                                  // docs/spec-notes.md §7.3)
     mem::AccessRequest req;
     req.op = op;
     req.key = mem::Key(s.lkey);

@@ -143,7 +143,8 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     return true;
   }
   if (w.is_read_or_atomic()) {
-    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight (docs/spec-notes.md §3.2)
+    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight
+                                                       // (docs/spec-notes.md §3.2)
     --ctx.req.rd_atomic_credits;
     w.holds_credit = true;
   }

@@ -324,9 +324,9 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       return drop("psn_ahead");
     }
     if (d < 0) {
-      // A duplicate (docs/spec-notes.md §4.5): SEND/WRITE are re-ACKed (rxe: always), READ
-      // responses are regenerated from the responder resources, atomics replayed, never
-      // re-executed.
+      // A duplicate (IBTA Vol. 1 C9-105; docs/spec-notes.md §4.5): SEND/WRITE are re-ACKed (rxe:
+      // always), READ responses are regenerated from the responder resources, atomics replayed,
+      // never re-executed.
       for (const qp::ResponderResource& res : ctx.resp.resources) {
         if (res.type == qp::ResourceType::ATOMIC && res.first_psn == qp::Psn(psn)) {
           wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
@@ -528,7 +528,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
                       cq::WcOpcode::RECV);
         // rxe completes before it acknowledges (rxe_resp.c: COMPLETE, then ACKNOWLEDGE): when
         // the receive CQ overruns, the QP is in ERR by now and the requester gets no ACK
-        // (shared/captures README, cq_overflow).
+        // (vectors/real/README.md, cq_overflow).
         if (rc && ctx.state() != qp::QpState::ERR) ack_executed(ctx, psn, p.bth.ackreq);
         return;
       }

@@ -9,7 +9,8 @@ namespace rocecert::qp {
 
 namespace {
 
-constexpr std::uint32_t kMax5Bit = 31;  // timeout, min_rnr_timer (5-bit fields, IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1)
+constexpr std::uint32_t kMax5Bit = 31;  // timeout, min_rnr_timer (5-bit fields, IBTA Vol. 1
+                                        // §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1)
 constexpr std::uint32_t kMax3Bit = 7;   // retry_cnt, rnr_retry (3-bit fields)
 constexpr std::uint32_t kMaxFlowLabel = 0xFFFFF;
 

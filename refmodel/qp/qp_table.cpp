@@ -34,7 +34,8 @@ void apply_attrs(QpContext& ctx, const QpAttr& a, AttrMask mask, const QpProfile
   }
   if (mask.has(AttrBit::TIMEOUT)) {
     cur.timeout = a.timeout;
-    ctx.req.ack_timeout = local_ack_timeout_ns(a.timeout);  // IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1
+    ctx.req.ack_timeout = local_ack_timeout_ns(a.timeout);  // IBTA Vol. 1 §9.7.6.1.3, C9-140;
+                                                            // docs/spec-notes.md §5.1
   }
   // Setting a retry count also reloads the live counter (rxe_qp_from_attr).
   if (mask.has(AttrBit::RETRY_CNT)) {

@@ -78,7 +78,8 @@ void append(std::string& out, std::initializer_list<std::string_view> parts) {
 }
 
 
-// "PKEY_INDEX, PORT, ACCESS_FLAGS" as the digest writes a set; an en dash for the empty set.
+// "PKEY_INDEX, PORT, ACCESS_FLAGS" as docs/spec-notes.md writes a set; an en dash for the empty
+// set.
 std::string mask_list(AttrMask m) {
   if (m.empty()) return "–";
   std::string out;

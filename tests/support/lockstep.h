@@ -1,7 +1,7 @@
 // Test support: replays a capture of one RC/UC QP pair against the model in lockstep, so that
 // the comparison does not depend on how fast the real device was.
 //
-// The capture's tap sits on A's side, after A's fault injection (shared/captures/README.md):
+// The capture's tap sits on A's side, after A's fault injection (vectors/real/README.md):
 // it shows every request that left A and survived, in the order B received them, and every
 // response that reached A. The replay walks it frame by frame at the capture's own times:
 //   - a request: the model's requester A is allowed exactly one packet (a TxPacer that

@@ -1,5 +1,5 @@
-// The error table: totality and consistency of every row and cell, spot checks typed from the
-// digest and the captures (not from the table), and the two mappings (access outcome ->
+// The error table: totality and consistency of every row and cell, spot checks typed from
+// docs/spec-notes.md and the captures (not from the table), and the two mappings (access outcome ->
 // class, AETH syndrome -> requester status).
 #include <gtest/gtest.h>
 
@@ -77,7 +77,7 @@ TEST(ErrorTable, EveryClassHasASummaryAndASpecReference) {
   for (const ErrorRow& r : kErrorTable) {
     EXPECT_FALSE(r.summary.empty()) << r.name;
     EXPECT_FALSE(r.reference.empty()) << r.name;
-    // The reference names the digest section, or an IBA clause where one is given.
+    // The reference names a docs/spec-notes.md section, or an IBA clause where one is given.
     const bool cites = r.reference.find("§") != std::string_view::npos ||
                        r.reference.find("IBA") != std::string_view::npos;
     EXPECT_TRUE(cites) << r.name << ": " << r.reference;
@@ -244,7 +244,7 @@ TEST(ErrorTable, TierMatchesWhatTheClassDoes) {
   }
 }
 
-// ---- spot checks, typed from the digest and the captures -------------------------------------
+// ---- spot checks, typed from docs/spec-notes.md and the captures -----------------------------
 
 TEST(ErrorSpot, RcRkeyViolation) {
   // docs/spec-notes.md §4.4 CHK_RKEY: NAK 0x62, QP->ERR; §4.3: REM_ACCESS_ERR; captures

@@ -1,5 +1,5 @@
-// PDs, MR registration rules (§7.2), keys (§7.1), re-registration, deregistration and
-// fast registration with LOCAL_INV (§7.4).
+// PDs, MR registration rules (docs/spec-notes.md §7.2), keys (§7.1), re-registration,
+// deregistration and fast registration with LOCAL_INV (§7.4).
 #include <gtest/gtest.h>
 
 #include <set>

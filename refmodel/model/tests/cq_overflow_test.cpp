@@ -1,5 +1,5 @@
-// A completion queue shared by several QPs overruns (issue 4, multi-QP errors): what rxe does
-// according to the cq_overflow notes in shared/captures/README.md (its pcap is not in shared/):
+// A completion queue shared by several QPs overruns (multi-QP errors): what rxe does
+// according to vectors/real/cq_overflow.pcap and its notes in vectors/real/README.md:
 // the responder that cannot post a receive completion sends nothing, its QP goes to ERR and
 // CQ_ERR is raised; the requester hears silence, retries on timeout and fails with
 // RETRY_EXC_ERR. The other QP on the same CQ, which posted nothing into the full CQ, carries on.

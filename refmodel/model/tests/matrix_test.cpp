@@ -1,5 +1,5 @@
 // The model end to end over every data WR opcode × QP type × size class, and every key-check
-// failure of issue 3's list, each with the NAK and completion status the spec gives.
+// failure of docs/spec-notes.md §7.3, each with the NAK and completion status the spec gives.
 // Expectations are computed here from the spec's rules (docs/spec-notes.md §2.5, §4.4, §4.3), not
 // read from the model.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
-// The reliability engine under loss, duplication and reordering (issue 4): each loss pattern on
-// its own, then property tests over many seeds of random faults. Expectations come from the
+// The reliability engine under loss, duplication and reordering (docs/faults.md): each loss pattern
+// on its own, then property tests over many seeds of random faults. Expectations come from the
 // spec's rules (docs/spec-notes.md §3-§5), the lossless run, and invariants, not from the model's
 // output.
 #include <gtest/gtest.h>

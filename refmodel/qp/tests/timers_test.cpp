@@ -1,5 +1,5 @@
-// The local ACK timeout and RNR timer tables, against the values typed from the digest
-// (§4.2 table, §5.1 list).
+// The local ACK timeout and RNR timer tables, against the values typed from
+// docs/spec-notes.md (§4.2 table, §5.1 list).
 #include "rocecert/qp/timers.h"
 
 #include <gtest/gtest.h>

@@ -143,7 +143,7 @@ std::string cell_name(QpType t, QpState from, QpState to) {
          std::string(to_string(to));
 }
 
-bool cur_state_ok_in(QpState s) {  // rule 4, typed from the digest
+bool cur_state_ok_in(QpState s) {  // rule 4, typed from docs/spec-notes.md §6.2
   return s == state_named("RTR") || s == state_named("RTS") || s == state_named("SQD") ||
          s == state_named("SQE");
 }

@@ -1,7 +1,7 @@
 // An observer that records every frame the adapters transmit into a pcap file (Ethernet link
 // type, nanosecond timestamps = simulated time since the start of the run), so a simulation can
-// be read back by `rocecert decode`, tshark or Wireshark (DESIGN §3.6: the pcap sink is an
-// observer like the trace writer).
+// be read back by `rocecert decode`, tshark or Wireshark (the pcap sink is an
+// observer like the trace writer, rocecert/trace/observer.h).
 #pragma once
 
 #include <cstdint>

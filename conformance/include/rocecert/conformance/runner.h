@@ -1,7 +1,7 @@
 // Runs a loaded Scenario on the golden model (model::Simulation): executes its steps in order,
 // polls every CQ after each run of simulated time and before each expectation, checks every
 // expectation and collects every failure (never stopping at the first), and prints the polled
-// completions as a table and a verdict. The model executes; this judges (DESIGN §1).
+// completions as a table and a verdict. The model executes; this judges (docs/model.md).
 #pragma once
 
 #include <cstdint>

@@ -27,7 +27,7 @@
 
 namespace rocecert::conformance {
 
-// An unusable scenario (DESIGN §4: a configuration problem, thrown at the boundary and reported
+// An unusable scenario (a configuration problem, thrown at the boundary and reported
 // once by the CLI). what() is one line: "FILE: PATH: MESSAGE", where PATH is the JSON path of the
 // offending value (e.g. `steps[4].wr.sg_list[0].lkey`), or "FILE: byte N (line L, column C):
 // MESSAGE" for JSON that does not parse, or "FILE: MESSAGE" when the file cannot be read.

@@ -2,7 +2,7 @@
 // micro- and nanosecond pcap, pcapng), except for classic pcap files on disk, which a parser of
 // our own reads at under half libpcap's cost per record (bench/capture_bench) and record for
 // record as libpcap does (libpcap is its test oracle). This wrapper owns the handle, turns every
-// failure into a CaptureError that names the file, the frame and the byte offset (DESIGN §5: every
+// failure into a CaptureError that names the file, the frame and the byte offset (every
 // unusable input gets one such line), and maps the link type onto the decoder's wire::LinkType.
 // <pcap.h> stays out of this header: libpcap is a private dependency of rocecert_pcap.
 #pragma once

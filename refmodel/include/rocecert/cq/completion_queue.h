@@ -1,6 +1,6 @@
 // A completion queue: bounded, FIFO, with solicited/any notification arming
 // (ibv_req_notify_cq) and overflow detection (IBA §11.4.2.1: a CQ overrun is a CQ error,
-// reported as the affiliated asynchronous event CQ_ERR; digest: rxe's cq_overflow capture).
+// reported as the affiliated asynchronous event CQ_ERR; rxe: vectors/real/cq_overflow.pcap).
 // It reports outcomes as values; what overflow does to the QPs is decided by refmodel/errors.
 #pragma once
 
@@ -22,7 +22,7 @@ enum class PushResult : std::uint8_t {
 // What an overrun leaves behind. IBA §11.4.2.1: the CQ is in error from then on (STICKY).
 // rxe (rxe_cq_post): the completion that did not fit is lost and CQ_ERR raised, but the CQ
 // goes on taking completions once there is room again (TRANSIENT): one CQ_ERR per lost
-// completion, as the cq_overflow notes of shared/captures say.
+// completion, as the cq_overflow capture shows (vectors/real/README.md).
 enum class OverrunMode : std::uint8_t { STICKY, TRANSIENT };
 
 class CompletionQueue {

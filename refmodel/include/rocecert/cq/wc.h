@@ -1,6 +1,6 @@
 // Work completions with the libibverbs numbering (rdma-core verbs.h: enum ibv_wc_status,
 // enum ibv_wc_opcode, enum ibv_wc_flags), so that traces and expectations read like
-// ibv_poll_cq output. Digest §5.6-§5.7.
+// ibv_poll_cq output. docs/spec-notes.md §5.6-§5.7.
 #pragma once
 
 #include <cstdint>

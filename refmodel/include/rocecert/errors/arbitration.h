@@ -1,4 +1,4 @@
-// Multi-QP error arbitration and isolation, as pure functions (DESIGN §2 errors/; rationale
+// Multi-QP error arbitration and isolation, as pure functions (the errors block; rationale
 // and worked examples in docs/error-arbitration.md).
 //
 // When several error events arise at the same simulated instant, or from one shared resource

@@ -2,7 +2,7 @@
 // the kernel's enum ib_event_type uses the same values), so that traces read like
 // ibv_get_async_event output. "Affiliated" events concern one QP, CQ or SRQ; the others concern
 // a port or the whole device (ibv_get_async_event(3); docs/spec-notes.md §6.5, §6.6; IBA §11.6,
-// whose text was not available to check the clause against, docs/spec-notes.md §0).
+// a clause number not checked against the IBTA text).
 #pragma once
 
 #include <cstdint>

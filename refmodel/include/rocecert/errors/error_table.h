@@ -1,4 +1,4 @@
-// Errors as one table (DESIGN §3.2): error class -> per QP type (RC, UC, UD) and per profile
+// Errors as one table: error class -> per QP type (RC, UC, UD) and per profile
 // (IBA, RXE) the response on the wire (NAK syndrome, silent drop), the requester's WC status,
 // the responder's receive WC status, the state change and flush of each side, and the
 // affiliated asynchronous events. The rows live in error_classes.def; this header turns them
@@ -27,7 +27,7 @@ namespace rocecert::errors {
 // Which reading of the sources the table follows where they disagree (docs/spec-notes.md §11). RXE
 // reproduces Linux Soft-RoCE 6.1 as captured and is the model's default, like the model's
 // other profile switches (docs/model.md); IBA follows the spec and the IB convention the
-// digest names.
+// notes name.
 enum class ErrorProfile : std::uint8_t { IBA, RXE };
 inline constexpr std::size_t kErrorProfileCount = 2;
 inline constexpr ErrorProfile kDefaultErrorProfile = ErrorProfile::RXE;
@@ -57,7 +57,8 @@ enum class Response : std::uint8_t {
   SILENT_DROP,   // the packet (UC: the whole message) is discarded without an answer
   ACK,           // a positive ACK is still sent (rxe class J)
   NAK,           // a NAK with Outcome::nak_code (0x60-0x64)
-  RNR_NAK,       // an RNR NAK: syndrome 0x20 | min_rnr_timer (IBTA Vol. 1 §9.7.5.2.8, Table 45; docs/spec-notes.md §4.1, §4.2)
+  RNR_NAK,       // an RNR NAK: syndrome 0x20 | min_rnr_timer (IBTA Vol. 1 §9.7.5.2.8, Table 45;
+                 // docs/spec-notes.md §4.1, §4.2)
   RESERVED_NAK,  // a NAK with a reserved code 0x65-0x7F (only a non-conforming peer sends it)
 };
 
@@ -189,7 +190,7 @@ struct ErrorRow {
   Tier tier;
   Detector detector;
   std::string_view summary;
-  std::string_view reference;   // spec clause / digest section / rxe function / capture
+  std::string_view reference;   // IBTA clause / spec-notes section / rxe function / capture
   std::string_view divergence;  // empty iff the profiles agree on every QP type
   std::array<ProfileOutcomes, qp::kQpTypeCount> by_type;  // qp::kAllQpTypes order
   constexpr const Outcome& get(qp::QpType t, ErrorProfile p) const {

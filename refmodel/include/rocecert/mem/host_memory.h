@@ -1,7 +1,7 @@
 // Simulated host memory of one adapter's host: a sparse, 64-bit byte-addressed space.
 //
 // Pages of kPageSize bytes are allocated on first write and kept in an ordered map, so the
-// contents and their iteration order depend only on the writes made (DESIGN §3.5). Bytes never
+// contents and their iteration order depend only on the writes made (determinism). Bytes never
 // written read as zero. A range [addr, addr + len) is usable when it does not run past 2^64
 // (the last byte may be 0xFFFF'FFFF'FFFF'FFFF); a range that would wrap is refused whole and
 // nothing is read or written.

@@ -2,10 +2,11 @@
 // windows, invalidation, key resolution, and the table-level access check.
 //
 // Models IBTA Vol. 1 §10.6; docs/spec-notes.md §7 (clauses quoted from the rxe sources that cite
-// them):   * §7.1 key layout and index spaces (rxe: MR 1..0x40000, MW 0x40001..0x60000,
-// configurable);     indices are handed out cyclically like rxe's xa_alloc_cyclic, so a freed index
-// is not     reused at once. Key bytes come from KeyGenerator (keys.h) and never repeat the
-// previous     key byte of the same index, even across dereg/reg, so a stale key never matches.
+// them):
+//   * §7.1 key layout and index spaces (rxe: MR 1..0x40000, MW 0x40001..0x60000, configurable);
+//     indices are handed out cyclically like rxe's xa_alloc_cyclic, so a freed index is not
+//     reused at once. Key bytes come from KeyGenerator (keys.h) and never repeat the previous
+//     key byte of the same index, even across dereg/reg, so a stale key never matches.
 //   * §7.2 registration rules: REMOTE_WRITE / REMOTE_ATOMIC need LOCAL_WRITE; optional bits
 //     20-29 never fail; other unknown bits fail; ibv_reg_mr_iova / ZERO_BASED.
 //   * ibv_rereg_mr (CHANGE_TRANSLATION / CHANGE_PD / CHANGE_ACCESS; new keys; on failure the
@@ -15,9 +16,9 @@
 //   * §7.4 memory windows: type 1 (ibv_bind_mw) and type 2B (BIND_MW WR), with C10-72,
 //     C10-73, C10-74, C10-75, o10-36.2.2, o10-37.2.26, o10-37.2.30, o10-37.2.40.
 //
-// Verbs misuse and WR failures return a MemErrc (DESIGN §4 "verbs misuse returns an error
-// code"); the model turns a failed BIND_MW into MW_BIND_ERR and a failed LOCAL_INV / REG_MR
-// into LOC_QP_OP_ERR (§5.5), and a failed SEND_WITH_INV invalidation as §4.4 says. No method
+// Verbs misuse and WR failures return a MemErrc (an error code, never an exception); the model
+// turns a failed BIND_MW into MW_BIND_ERR and a failed LOCAL_INV / REG_MR into LOC_QP_OP_ERR
+// (docs/spec-notes.md §5.5), and a failed SEND_WITH_INV invalidation as §4.4 says. No method
 // throws, except the constructor on an unusable MemConfig (a configuration error).
 #pragma once
 

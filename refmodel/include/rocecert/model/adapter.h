@@ -109,7 +109,8 @@ enum class PostError : std::uint8_t {
   INVALID_OPCODE,     // EINVAL: opcode not valid for the QP type (docs/spec-notes.md §2.5)
   TOO_MANY_SGE,       // EINVAL
   INLINE_TOO_LONG,    // EINVAL
-  BAD_ATOMIC,         // EINVAL: length != 8 or remote VA not 8-byte aligned (docs/spec-notes.md §7.6)
+  BAD_ATOMIC,         // EINVAL: length != 8 or remote VA not 8-byte aligned (docs/spec-notes.md
+                      // §7.6)
   MESSAGE_TOO_LONG,   // EINVAL: > 2^31
   QUEUE_FULL,         // ENOMEM
   SRQ_ATTACHED,       // EINVAL: post_recv on a QP that uses an SRQ

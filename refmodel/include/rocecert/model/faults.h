@@ -1,4 +1,4 @@
-// Fault injection on a simulated link (issue 4): what a lossy, reordering, corrupting or
+// Fault injection on a simulated link (docs/faults.md): what a lossy, reordering, corrupting or
 // ECN-marking network does to the frames between two adapters, declared as plain data.
 //
 // A FaultPlan has deterministic rules ("the 3rd RC_RDMA_WRITE_MIDDLE on QP 0x11 is dropped")

@@ -1,5 +1,5 @@
 // A simulation: adapters joined by point-to-point links with latency, one event queue, one
-// observer list. Same scenario and seed, same bytes (DESIGN §3.5).
+// observer list. Same scenario and seed, same bytes.
 #pragma once
 
 #include <cstddef>

@@ -16,11 +16,13 @@ namespace rocecert::qp {
 // IBTA Vol. 1 Annex A17.4.5.2, Annex A17.4; docs/spec-notes.md §1.2, §1.3). UD QPs take their
 // address per WR, not from here.
 struct AddressVector {
-  std::array<std::uint8_t, 16> dgid{};  // destination GID; IPv4 as ::ffff:a.b.c.d (IBTA Vol. 1 Annex A17.4.5.2; docs/spec-notes.md §1.2)
+  std::array<std::uint8_t, 16> dgid{};  // destination GID; IPv4 as ::ffff:a.b.c.d (IBTA Vol. 1
+                                        // Annex A17.4.5.2; docs/spec-notes.md §1.2)
   std::uint8_t sgid_index = 0;          // source GID table index -> source IP
   std::uint8_t hop_limit = 64;          // IPv4 TTL / IPv6 Hop Limit
   std::uint8_t traffic_class = 0;       // IPv4 TOS / IPv6 Traffic Class (DSCP + ECN)
-  std::uint32_t flow_label = 0;         // 20-bit IPv6 flow label; 0 = none (IBTA Vol. 1 Annex A17.4; docs/spec-notes.md §1.3)
+  std::uint32_t flow_label = 0;         // 20-bit IPv6 flow label; 0 = none (IBTA Vol. 1 Annex
+                                        // A17.4; docs/spec-notes.md §1.3)
   std::array<std::uint8_t, 6> dmac{};   // resolved destination MAC
   // UDP source port: 0 = derive it deterministically from the QP (TX block, IBTA Vol. 1 Annex
   // A17.4; docs/spec-notes.md §1.3); otherwise this fixed value is used for every packet of the QP.
@@ -56,22 +58,26 @@ struct QpAttr {
   QpState qp_state = QpState::RESET;      // STATE: the requested next state
   QpState cur_qp_state = QpState::RESET;  // CUR_STATE: the state the caller believes the QP is in
   PathMtu path_mtu = PathMtu::MTU_256;    // PATH_MTU (rxe creates QPs with 256)
-  std::uint32_t qkey = 0;                 // QKEY (UD): DETH.Q_Key check on receive (docs/spec-notes.md §1.9)
+  std::uint32_t qkey = 0;                 // QKEY (UD): DETH.Q_Key check on receive
+                                          // (docs/spec-notes.md §1.9)
   std::uint32_t rq_psn = 0;               // RQ_PSN: initial ePSN (docs/spec-notes.md §3.3)
-  std::uint32_t sq_psn = 0;               // SQ_PSN: initial next PSN and comp.psn (docs/spec-notes.md §3.2)
+  std::uint32_t sq_psn = 0;               // SQ_PSN: initial next PSN and comp.psn
+                                          // (docs/spec-notes.md §3.2)
   std::uint32_t dest_qp_num = 0;          // DEST_QPN: BTH.DestQP of every request (RC/UC)
   std::uint32_t qp_access_flags = 0;      // ACCESS_FLAGS: QP-level remote access gate (§4.4)
   std::uint16_t pkey_index = 0;           // PKEY_INDEX: index into the port's P_Key table
   std::uint8_t port_num = 0;              // PORT (0 until RESET -> INIT sets it)
   AddressVector ah_attr;                  // AV
-  std::uint8_t timeout = 0;               // TIMEOUT: local ACK timeout code (IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1)
+  std::uint8_t timeout = 0;               // TIMEOUT: local ACK timeout code (IBTA Vol. 1
+                                          // §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1)
   std::uint8_t retry_cnt = 0;             // RETRY_CNT: 0..7
   std::uint8_t rnr_retry = 0;             // RNR_RETRY: 0..7, 7 = infinite
   std::uint8_t min_rnr_timer = 0;         // MIN_RNR_TIMER: the code put in our RNR NAKs (§4.2)
   std::uint8_t max_rd_atomic = 0;         // MAX_QP_RD_ATOMIC: initiator depth
   std::uint8_t max_dest_rd_atomic = 0;    // MAX_DEST_RD_ATOMIC: responder resources (§8.2)
   PathMigState path_mig_state = PathMigState::MIGRATED;  // PATH_MIG_STATE
-  bool en_sqd_async_notify = false;                      // EN_SQD_ASYNC_NOTIFY (docs/spec-notes.md §6.6)
+  bool en_sqd_async_notify = false;                      // EN_SQD_ASYNC_NOTIFY (docs/spec-notes.md
+                                                         // §6.6)
   bool sq_draining = false;      // query only: SQD entered, drain not finished (§6.6)
   std::uint32_t rate_limit = 0;  // RATE_LIMIT (kbps); never legal for RC/UC/UD today
   QpCaps cap;                    // query only (CAP is never legal in modify for these)

@@ -1,4 +1,4 @@
-// The QP context: one plain struct holding all per-QP state the model needs (DESIGN §2 qp/,
+// The QP context: one plain struct holding all per-QP state the model needs (docs/model.md,
 // docs/spec-notes.md §12 checklist). The QP table owns it; the TX, RX and reliability blocks read
 // and write its fields directly. No behaviour here beyond trivial helpers and the RESET/ERR effects
 // that modify_qp applies (docs/spec-notes.md §6.4, §6.5).

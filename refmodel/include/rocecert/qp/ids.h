@@ -1,6 +1,6 @@
-// Strong types for the per-QP numbers (DESIGN §4): PSN and MSN are 24-bit serial numbers, a QPN
+// Strong types for the per-QP numbers: PSN and MSN are 24-bit serial numbers, a QPN
 // is a 24-bit identifier, and PD/CQ/SRQ ids are opaque handles of different kinds that must not
-// be mixed up. Time is integer nanoseconds (DESIGN §3.5).
+// be mixed up. Time is integer nanoseconds (simulated, never the wall clock).
 //
 // These live in the qp block because it is the first block that needs them; they depend on
 // nothing else and can move to a shared header without changing their spelling.
@@ -11,7 +11,7 @@
 
 namespace rocecert::qp {
 
-// Simulated time and durations, integer nanoseconds (DESIGN §3.5).
+// Simulated time and durations, integer nanoseconds.
 using TimeNs = std::uint64_t;
 // A timer deadline that is not armed.
 inline constexpr TimeNs kNoDeadline = UINT64_MAX;

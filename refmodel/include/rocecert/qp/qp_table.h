@@ -60,8 +60,8 @@ struct CreateResult {
   constexpr bool ok() const { return error == ModifyError::OK; }
 };
 
-// A state change of one QP, for the observer (DESIGN §3.6). from == to is possible (e.g. a
-// modify to RTS while in RTS with STATE in the mask).
+// A state change of one QP, for the observer (rocecert/trace/observer.h). from == to is
+// possible (e.g. a modify to RTS while in RTS with STATE in the mask).
 struct QpTransition {
   Qpn qpn;
   QpState from = QpState::RESET;
@@ -82,7 +82,8 @@ struct ModifyResult {
 // Result of mark_sq_drained.
 struct SqDrained {
   bool drained = false;  // the QP was in SQD and draining, and now is drained
-  bool notify = false;   // en_sqd_async_notify was set: raise IB_EVENT_SQ_DRAINED (docs/spec-notes.md §6.6)
+  bool notify = false;   // en_sqd_async_notify was set: raise IB_EVENT_SQ_DRAINED
+                         // (docs/spec-notes.md §6.6)
 };
 
 class QpTable {

@@ -1,4 +1,4 @@
-// The two 5-bit timer encodings of a QP, as constexpr tables in nanoseconds (DESIGN §3.2: one
+// The two 5-bit timer encodings of a QP, as constexpr tables in nanoseconds (one
 // source of truth): the local ACK timeout (TIMEOUT, IBTA Vol. 1 §9.7.6.1.3, C9-140;
 // docs/spec-notes.md §5.1) and the RNR NAK timer (MIN_RNR_TIMER and the AETH RNR code, IBTA Vol. 1
 // §9.7.5.2.8, Table 45; docs/spec-notes.md §4.2).

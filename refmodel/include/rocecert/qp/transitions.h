@@ -1,4 +1,4 @@
-// The QP state machine as one constexpr data table (DESIGN §3.3) and the one pure function that
+// The QP state machine as one constexpr data table and the one pure function that
 // checks a modify_qp request against it (docs/spec-notes.md §6.2, Linux ib_modify_qp_is_ok).
 //
 // kTransitionRows is the data, typed row by row exactly as docs/spec-notes.md §6.2 table;
@@ -27,7 +27,8 @@ enum class ModifyError : std::uint8_t {
   ILLEGAL_TRANSITION,     // rules 1 and 5: the (cur, next) cell is not valid for the QP type
   MISSING_REQUIRED_ATTR,  // rule 2: ModifyCheck::attrs names the missing bits
   UNEXPECTED_ATTR,        // rule 3: ModifyCheck::attrs names the bits outside req|opt|STATE
-  SQ_DRAINING,            // docs/spec-notes.md §6.6: leaving SQD for anything but ERR while draining
+  SQ_DRAINING,            // docs/spec-notes.md §6.6: leaving SQD for anything but ERR while
+                          // draining
   // Value checks (attr.h validate_attr_values); ModifyCheck::attrs names the attribute.
   INVALID_PATH_MTU,            // path_mtu not 1..5
   PATH_MTU_ABOVE_PORT,         // path_mtu above the port's active (or max) MTU
@@ -210,7 +211,8 @@ constexpr bool cur_state_allowed_in(QpState s) {
 }
 
 // The legality check of a modify_qp request (docs/spec-notes.md §6.2 rules 1-5, plus §6.6 SQD
-// draining):   type, current   the QP's type and actual state;
+// draining):
+//   type, current   the QP's type and actual state;
 //   mask            the ibv_qp_attr_mask;
 //   qp_state        attr.qp_state, read only when STATE is in the mask;
 //   cur_qp_state    attr.cur_qp_state, read only when CUR_STATE is in the mask;

@@ -1,4 +1,4 @@
-// Discrete-event core of the simulation (DESIGN §3.5): explicit integer time in nanoseconds,
+// Discrete-event core of the simulation (docs/model.md): explicit integer time in nanoseconds,
 // one queue ordered by (time, sequence number). Timers, link deliveries and doorbells are all
 // events. No threads, no wall clock: the same schedule gives the same order, always.
 #pragma once

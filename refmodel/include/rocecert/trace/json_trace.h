@@ -1,5 +1,5 @@
 // The canonical event trace: one JSON object per line, keys in a fixed order, integers only,
-// so that two runs of the same scenario and seed give byte-identical files (DESIGN §3.5).
+// so that two runs of the same scenario and seed give byte-identical files.
 // Frames are summarised (opcode, QPN, PSN, length, ICRC verdict); the bytes go to the pcap sink.
 #pragma once
 

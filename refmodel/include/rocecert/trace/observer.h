@@ -1,4 +1,4 @@
-// Everything that leaves the model goes through an Observer (DESIGN §3.6): frames sent and
+// Everything that leaves the model goes through an Observer (docs/model.md): frames sent and
 // received, QP transitions, completions, NAKs, retries, timer firings, access denials,
 // asynchronous events and silent drops. The trace writer, the pcap sink, coverage and the
 // conformance comparator are observers; the model itself never prints and never judges.
@@ -86,7 +86,7 @@ struct DropEvent {  // a packet discarded without any response (ICRC, admission,
   wire::ByteSpan bytes;
 };
 
-// The link did something to a frame (fault injection, issue 4): drop, duplicate, delay,
+// The link did something to a frame (fault injection, docs/faults.md): drop, duplicate, delay,
 // reorder, corrupt, ecn_ce. `bytes` is the frame as it was handed to the link.
 struct FaultEvent {
   SimTime t = 0;

@@ -50,7 +50,8 @@ struct Segment {
 enum class SegmentError : std::uint8_t {
   NONE,
   NOT_A_WIRE_OPERATION,     // LOCAL_INV, BIND_MW, TSO, DRIVER1: no packet
-  OPCODE_NOT_ON_TRANSPORT,  // e.g. RDMA_READ on UC, SEND_WITH_INV on UC/UD (docs/spec-notes.md §11.11)
+  OPCODE_NOT_ON_TRANSPORT,  // e.g. RDMA_READ on UC, SEND_WITH_INV on UC/UD (docs/spec-notes.md
+                            // §11.11)
   BAD_MTU,                  // not 256..4096 and a power of two
   MESSAGE_TOO_LONG,         // > 2^31 (IBA max message), or a UD message > MTU
   BAD_ATOMIC_LENGTH,        // atomics carry exactly 8 bytes (C9-...; rxe validate_send_wr)

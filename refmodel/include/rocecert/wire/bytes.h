@@ -1,5 +1,5 @@
 // Big-endian field access over byte spans. Every wire header is read and written through these
-// helpers with explicit offsets and widths (DESIGN §3.1): no overlay structs, no bitfields.
+// helpers with explicit offsets and widths: no overlay structs, no bitfields.
 #pragma once
 
 #include <cstddef>
