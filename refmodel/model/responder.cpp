@@ -286,8 +286,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     return 1;
   };
 
-  // ---- UD: one packet, one receive WQE, a 40-byte GRH area first (IBTA Vol. 1 C10-93.1.1;
-  // docs/spec-notes.md §9.1) -------------
+  // ---- UD: one packet, one receive WQE, a 40-byte GRH area first (docs/spec-notes.md §9.1) ------
   if (ctx.type == qp::QpType::UD) {
     RecvWqe r;
     const int got = take_recv(r);

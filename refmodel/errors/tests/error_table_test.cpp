@@ -280,7 +280,7 @@ TEST(ErrorSpot, UcRkeyViolationIsASilentDrop) {
 }
 
 TEST(ErrorSpot, UdQkeyMismatchIsDropped) {
-  // IBTA Vol. 1 C10-93.1.1; docs/spec-notes.md §1.9 check 8, §9.1: silently dropped, counted, no
+  // docs/spec-notes.md §1.9 check 8, §9.1: silently dropped, counted, no
   // state change.
   const Outcome& o = outcome(ErrorClass::PKT_QKEY_VIOLATION, QpType::UD);
   EXPECT_EQ(o.response, Response::SILENT_DROP);
@@ -337,7 +337,7 @@ TEST(ErrorSpot, ReceiveBufferTooSmallDependsOnTheProfile) {
     EXPECT_EQ(o->requester_state, StateChange::ERR);
     EXPECT_EQ(o->responder_state, StateChange::ERR);
   }
-  // IBTA Vol. 1 C10-93.1.1; docs/spec-notes.md §9.1: UD, with or without SRQ: LOC_QP_OP_ERR and ERR
+  // docs/spec-notes.md §9.1: UD, with or without SRQ: LOC_QP_OP_ERR and ERR
   // in rxe, no NAK.
   const Outcome& ud = outcome(ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, QpType::UD);
   EXPECT_EQ(ud.response, Response::NONE);

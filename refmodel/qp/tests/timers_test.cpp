@@ -41,7 +41,7 @@ TEST(QpTimers, LocalAckTimeout) {
     // 4.096 us * 2^t
     EXPECT_EQ(local_ack_timeout_ns(t), 4096ull * (1ull << t)) << int{t};
   }
-  // A few of IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1 values.
+  // A few of the values listed in docs/spec-notes.md §5.1 (IBTA Vol. 1 §9.7.6.1.3).
   EXPECT_EQ(local_ack_timeout_ns(1), 8'192u);               // 8.192 us
   EXPECT_EQ(local_ack_timeout_ns(7), 524'288u);             // 524.288 us
   EXPECT_EQ(local_ack_timeout_ns(14), 67'108'864u);         // 67.109 ms

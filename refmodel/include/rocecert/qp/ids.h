@@ -70,7 +70,7 @@ class Msn {
 };
 
 // 24-bit Queue Pair Number (BTH DestQP, DETH SrcQP). QPN 0 (SMI) and 1 (GSI) are reserved and
-// 0xFFFFFF is the multicast QPN (IBTA Vol. 1 C10-93.1.1; docs/spec-notes.md §1.9 check 4, §9.1).
+// 0xFFFFFF is the multicast QPN (docs/spec-notes.md §1.9 check 4, §9.1).
 class Qpn {
  public:
   static constexpr std::uint32_t kMask = 0xFFFFFFu;

@@ -51,9 +51,8 @@ struct QpProfile {
   // applies it only when STATE is in the mask; this model also refuses a STATE-less SQD -> SQD
   // modify.
   bool sqd_drain_only_to_err = true;
-  // IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1, §11.14: rxe rounds max_rd_atomic /
-  // max_dest_rd_atomic up to a power of two (after the device-limit check) and stores and reports
-  // the rounded value.
+  // docs/spec-notes.md §5.1, §11.14: rxe rounds max_rd_atomic / max_dest_rd_atomic up to a power of
+  // two (after the device-limit check) and stores and reports the rounded value.
   bool round_rd_atomic_pow2 = false;
   // IBTA Vol. 1 §9.7.5.2.8, Table 45; docs/spec-notes.md §4.2, §11.3: rxe's rnrnak_usec table has
   // 61410 us for code 25 instead of 61440 us.
