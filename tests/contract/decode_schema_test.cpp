@@ -102,10 +102,11 @@ validator = jsonschema.Draft202012Validator(schema)
 labels = open(sys.argv[3]).read().splitlines()
 bad = 0
 for i, line in enumerate(open(sys.argv[2])):
-    error = jsonschema.exceptions.best_match(validator.iter_errors(json.loads(line)))
-    if error is not None:
+    instance = json.loads(line)
+    if not validator.is_valid(instance):
         bad += 1
         if bad <= 10:
+            error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
             print(labels[i] + ": " + error.json_path + ": " + error.message)
 if bad:
     print("%d of %d lines invalid" % (bad, len(labels)))
