@@ -147,7 +147,7 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
     // LOCAL_INV: RC only; BIND_MW: RC and UC (digest §2.5, rxe_wr_opcode_info).
     if (ctx->type == qp::QpType::UD || (wr.opcode == tx::WrOpcode::LOCAL_INV && ctx->type != qp::QpType::RC))
       return PostError::INVALID_OPCODE;
-  } else if (tx::wire_opcode(t, wr.opcode, wire::Position::ONLY) == 0xFF) {
+  } else if (tx::wire_opcode(t, wr.opcode, wire::Position::ONLY) == tx::kNoOpcode) {
     return PostError::INVALID_OPCODE;
   }
   if (wr.sg_list.size() > ctx->caps.max_send_sge) return PostError::TOO_MANY_SGE;
