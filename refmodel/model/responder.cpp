@@ -14,7 +14,7 @@ using wire::Header;
 using wire::Operation;
 using wire::Position;
 
-constexpr std::uint8_t kNakPsnSeq = 0x60;
+constexpr std::uint8_t kNakPsnSeq = wire::nak_syndrome(wire::NakCode::PSN_SEQUENCE_ERROR);
 
 bool consumes_recv_wqe(const wire::OpcodeInfo& op) {
   // digest §2.1 "RWQE": SEND FIRST/ONLY take one; WRITE with immediate takes one at LAST/ONLY.
