@@ -43,20 +43,11 @@ Table<qp::PathMigState> path_mig_states() {
 }
 
 Table<mem::Access> access_flags() {
-  using mem::Access;
-  static constexpr EnumName<Access> t[] = {
-      {"LOCAL_WRITE", Access::LOCAL_WRITE},
-      {"REMOTE_WRITE", Access::REMOTE_WRITE},
-      {"REMOTE_READ", Access::REMOTE_READ},
-      {"REMOTE_ATOMIC", Access::REMOTE_ATOMIC},
-      {"MW_BIND", Access::MW_BIND},
-      {"ZERO_BASED", Access::ZERO_BASED},
-      {"ON_DEMAND", Access::ON_DEMAND},
-      {"HUGETLB", Access::HUGETLB},
-      {"FLUSH_GLOBAL", Access::FLUSH_GLOBAL},
-      {"FLUSH_PERSISTENT", Access::FLUSH_PERSISTENT},
-      {"RELAXED_ORDERING", Access::RELAXED_ORDERING},
-  };
+  static const std::vector<EnumName<mem::Access>> t = [] {
+    std::vector<EnumName<mem::Access>> v;
+    for (const mem::AccessFlagInfo& f : mem::kAccessFlags) v.push_back({f.name, f.flag});
+    return v;
+  }();
   return t;
 }
 

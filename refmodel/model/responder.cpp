@@ -31,15 +31,17 @@ bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
   return continues && op.operation == p.operation;
 }
 
-// The QP-level access gate (digest §4.4 CHK_OP_VALID), with the ibv_access_flags values.
+// The QP-level access gate (rxe_resp.c check_op_valid), on the qp_access_flags (mem::Access).
 bool qp_access_ok(std::uint32_t flags, Operation op) {
+  const mem::Access a = mem::access_from_u32(flags);
   switch (op) {
-    case Operation::READ_REQUEST: return flags & 0x4;
+    case Operation::READ_REQUEST: return mem::any(a & mem::Access::REMOTE_READ);
     case Operation::WRITE:
-    case Operation::ATOMIC_WRITE: return flags & 0x2;
+    case Operation::ATOMIC_WRITE: return mem::any(a & mem::Access::REMOTE_WRITE);
     case Operation::COMPARE_SWAP:
-    case Operation::FETCH_ADD: return flags & 0x8;
-    case Operation::FLUSH: return flags & 0x300;
+    case Operation::FETCH_ADD: return mem::any(a & mem::Access::REMOTE_ATOMIC);
+    case Operation::FLUSH:
+      return mem::any(a & (mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT));
     case Operation::SEND:
     case Operation::READ_RESPONSE:
     case Operation::ACK:
