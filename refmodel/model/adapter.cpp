@@ -137,10 +137,9 @@ qp::ModifyResult Adapter::modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::Att
 PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   qp::QpContext* ctx = qps_.find(qpn);
   if (ctx == nullptr) return PostError::NO_SUCH_QP;
-  const qp::QpState st = ctx->state();
-  // digest §6.3: posting needs RTS, SQD, SQE or ERR (where the WR is flushed at once).
-  if (st == qp::QpState::RESET || st == qp::QpState::INIT || st == qp::QpState::RTR)
-    return PostError::INVALID_STATE;
+  // What the state allows: qp::kStateRules (rocecert/qp/transitions.h).
+  const qp::StateRules rules = qp::state_rules(ctx->state());
+  if (!rules.post_send) return PostError::INVALID_STATE;
   const wire::Transport t = transport_of(ctx->type);
   const bool local_op = wr.opcode == tx::WrOpcode::LOCAL_INV || wr.opcode == tx::WrOpcode::BIND_MW;
   if (local_op) {
@@ -167,8 +166,8 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   wqe.length = wr.total_length();
   wqe.signaled = ctx->sq_sig_all || (wr.send_flags & tx::kSendSignaled) != 0;
   q.sq.push_back(std::move(wqe));
-  if (st == qp::QpState::ERR) {
-    impl_->flush(*ctx);  // digest §6.3/§6.5: WRs posted in ERR complete with WR_FLUSH_ERR
+  if (rules.flush_on_post) {
+    impl_->flush(*ctx);  // WRs posted in ERR complete with WR_FLUSH_ERR
   } else {
     impl_->schedule_requester(qpn);
   }
@@ -178,7 +177,8 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
 PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
   qp::QpContext* ctx = qps_.find(qpn);
   if (ctx == nullptr) return PostError::NO_SUCH_QP;
-  if (ctx->state() == qp::QpState::RESET) return PostError::INVALID_STATE;
+  const qp::StateRules rules = qp::state_rules(ctx->state());
+  if (!rules.post_recv) return PostError::INVALID_STATE;
   if (ctx->has_srq) return PostError::SRQ_ATTACHED;  // receives go to the SRQ (ibv: EINVAL)
   if (wr.sg_list.size() > ctx->caps.max_recv_sge) return PostError::TOO_MANY_SGE;
   QpQueues& q = impl_->queues[qpn.value()];
@@ -186,7 +186,7 @@ PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
   RecvWqe r;
   r.wr = wr;
   q.rq.push_back(std::move(r));
-  if (ctx->state() == qp::QpState::ERR) impl_->flush(*ctx);
+  if (rules.flush_on_post) impl_->flush(*ctx);
   return PostError::OK;
 }
 
@@ -304,11 +304,9 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
   }
   if (p.bth.dqpn == 0 || ctx == nullptr) return drop("no_such_qp");
   if (p.op->transport != transport_of(ctx->type)) return drop("transport_mismatch");
-  const qp::QpState st = ctx->state();
-  const bool resp_ready = st == qp::QpState::RTR || st == qp::QpState::RTS ||
-                          st == qp::QpState::SQD || st == qp::QpState::SQE;
-  const bool req_ready = st == qp::QpState::RTS || st == qp::QpState::SQD;
-  if (p.op->is_request() ? !resp_ready : !req_ready) return drop("qp_state");
+  const qp::StateRules rules = qp::state_rules(ctx->state());
+  const bool admitted = p.op->is_request() ? rules.rq_processes : rules.processes_responses;
+  if (!admitted) return drop("qp_state");
   // A connected QP takes packets only from the address it is connected to (rxe check_addr;
   // errors table PKT_ADDRESS_MISMATCH: drop). The destination was checked above.
   if (ctx->type != qp::QpType::UD) {
@@ -457,7 +455,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
   // digest §6.5: every outstanding SQ WQE, in order, then every RQ WQE, with WR_FLUSH_ERR;
   // error completions are always generated, signaled or not (§5.6).
   QpQueues& q = queues[ctx.qpn.value()];
-  const bool sq_only = ctx.state() == qp::QpState::SQE;
+  const bool sq_only = qp::state_rules(ctx.state()).flush == qp::QueueFlush::SEND_QUEUE;
   flushing = true;
   for (SendWqe& w : q.sq) {
     if (w.done) continue;

@@ -50,15 +50,14 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
   q.requester_scheduled = false;
   qp::QpContext* ctx = a.qps_.find(qpn);
   if (ctx == nullptr) return;
-  const qp::QpState st = ctx->state();
-  if (st != qp::QpState::RTS && st != qp::QpState::SQD && st != qp::QpState::SQE) return;
+  if (!qp::state_rules(ctx->state()).sq_processes) return;
   if (ctx->req.wait_for_rnr_timer) return;  // nothing goes out before the RNR delay (§5.4)
   for (std::size_t i = 0; i < q.sq.size(); ++i) {
     SendWqe& w = q.sq[i];
     if (w.done || w.fully_sent()) continue;
     if (!w.started) {
       // SQD and SQE start no new WQE (digest §6.6); in-flight messages finish.
-      if (ctx->state() != qp::QpState::RTS) break;
+      if (!qp::state_rules(ctx->state()).sq_starts_wqe) break;
       if (window_full(*ctx, ctx->req.next_psn)) break;
       if (!start_wqe(*ctx, q, w)) break;
       if (ctx->state() == qp::QpState::ERR || ctx->state() == qp::QpState::SQE) return;

@@ -149,9 +149,8 @@ void Adapter::Impl::ack_executed(qp::QpContext& ctx, std::uint32_t psn, bool ack
         queues[qpn.value()].pending_ack.timer = 0;
         qp::QpContext* c = a.qps_.find(qpn);
         if (c == nullptr) return;
-        const qp::QpState st = c->state();
         // A QP that left the receiving states (ERR, RESET) sends nothing (§10.3.1).
-        if (st == qp::QpState::ERR || st == qp::QpState::RESET || st == qp::QpState::INIT) {
+        if (!qp::state_rules(c->state()).rq_processes) {
           queues[qpn.value()].pending_ack = {};
           return;
         }
@@ -525,7 +524,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         // rxe completes before it acknowledges (rxe_resp.c: COMPLETE, then ACKNOWLEDGE): when
         // the receive CQ overruns, the QP is in ERR by now and the requester gets no ACK
         // (shared/captures README, cq_overflow).
-        if (rc && ctx.state() != qp::QpState::ERR) ack_executed(ctx, psn, p.bth.ackreq);
+        if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(ctx, psn, p.bth.ackreq);
         return;
       }
       if (rc) ack_executed(ctx, psn, p.bth.ackreq);
@@ -546,7 +545,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
                       p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
       }
       // Acknowledged after the completion, as for SEND: not at all if the CQ overran.
-      if (rc && ctx.state() != qp::QpState::ERR) ack_executed(ctx, psn, p.bth.ackreq);
+      if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(ctx, psn, p.bth.ackreq);
       return;
     }
     case Operation::READ_REQUEST: {
