@@ -128,18 +128,10 @@ Table<mem::MemErrc> mem_errors() {
 }
 
 Table<model::PostError> post_errors() {
-  using model::PostError;
-  static constexpr EnumName<PostError> t[] = {
-      {"OK", PostError::OK},
-      {"NO_SUCH_QP", PostError::NO_SUCH_QP},
-      {"INVALID_STATE", PostError::INVALID_STATE},
-      {"INVALID_OPCODE", PostError::INVALID_OPCODE},
-      {"TOO_MANY_SGE", PostError::TOO_MANY_SGE},
-      {"INLINE_TOO_LONG", PostError::INLINE_TOO_LONG},
-      {"BAD_ATOMIC", PostError::BAD_ATOMIC},
-      {"MESSAGE_TOO_LONG", PostError::MESSAGE_TOO_LONG},
-      {"QUEUE_FULL", PostError::QUEUE_FULL},
-      {"SRQ_ATTACHED", PostError::SRQ_ATTACHED},
+  static constexpr EnumName<model::PostError> t[] = {
+#define ROCECERT_POST_ERROR(name) {#name, model::PostError::name},
+#include "rocecert/model/post_errors.def"
+#undef ROCECERT_POST_ERROR
   };
   return t;
 }

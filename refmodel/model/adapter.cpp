@@ -9,16 +9,11 @@ namespace rocecert::model {
 
 std::string_view to_string(PostError e) {
   switch (e) {
-    case PostError::OK: return "ok";
-    case PostError::NO_SUCH_QP: return "no_such_qp";
-    case PostError::INVALID_STATE: return "invalid_state";
-    case PostError::INVALID_OPCODE: return "invalid_opcode";
-    case PostError::TOO_MANY_SGE: return "too_many_sge";
-    case PostError::INLINE_TOO_LONG: return "inline_too_long";
-    case PostError::BAD_ATOMIC: return "bad_atomic";
-    case PostError::MESSAGE_TOO_LONG: return "message_too_long";
-    case PostError::QUEUE_FULL: return "queue_full";
-    case PostError::SRQ_ATTACHED: return "srq_attached";
+#define ROCECERT_POST_ERROR(name) \
+  case PostError::name:           \
+    return #name;
+#include "rocecert/model/post_errors.def"
+#undef ROCECERT_POST_ERROR
   }
   return "?";
 }
