@@ -43,20 +43,11 @@ Table<qp::PathMigState> path_mig_states() {
 }
 
 Table<mem::Access> access_flags() {
-  using mem::Access;
-  static constexpr EnumName<Access> t[] = {
-      {"LOCAL_WRITE", Access::LOCAL_WRITE},
-      {"REMOTE_WRITE", Access::REMOTE_WRITE},
-      {"REMOTE_READ", Access::REMOTE_READ},
-      {"REMOTE_ATOMIC", Access::REMOTE_ATOMIC},
-      {"MW_BIND", Access::MW_BIND},
-      {"ZERO_BASED", Access::ZERO_BASED},
-      {"ON_DEMAND", Access::ON_DEMAND},
-      {"HUGETLB", Access::HUGETLB},
-      {"FLUSH_GLOBAL", Access::FLUSH_GLOBAL},
-      {"FLUSH_PERSISTENT", Access::FLUSH_PERSISTENT},
-      {"RELAXED_ORDERING", Access::RELAXED_ORDERING},
-  };
+  static const std::vector<EnumName<mem::Access>> t = [] {
+    std::vector<EnumName<mem::Access>> v;
+    for (const mem::AccessFlagInfo& f : mem::kAccessFlags) v.push_back({f.name, f.flag});
+    return v;
+  }();
   return t;
 }
 
@@ -137,18 +128,10 @@ Table<mem::MemErrc> mem_errors() {
 }
 
 Table<model::PostError> post_errors() {
-  using model::PostError;
-  static constexpr EnumName<PostError> t[] = {
-      {"OK", PostError::OK},
-      {"NO_SUCH_QP", PostError::NO_SUCH_QP},
-      {"INVALID_STATE", PostError::INVALID_STATE},
-      {"INVALID_OPCODE", PostError::INVALID_OPCODE},
-      {"TOO_MANY_SGE", PostError::TOO_MANY_SGE},
-      {"INLINE_TOO_LONG", PostError::INLINE_TOO_LONG},
-      {"BAD_ATOMIC", PostError::BAD_ATOMIC},
-      {"MESSAGE_TOO_LONG", PostError::MESSAGE_TOO_LONG},
-      {"QUEUE_FULL", PostError::QUEUE_FULL},
-      {"SRQ_ATTACHED", PostError::SRQ_ATTACHED},
+  static constexpr EnumName<model::PostError> t[] = {
+#define ROCECERT_POST_ERROR(name) {#name, model::PostError::name},
+#include "rocecert/model/post_errors.def"
+#undef ROCECERT_POST_ERROR
   };
   return t;
 }

@@ -124,6 +124,18 @@ std::string hex2(std::uint8_t v) {
   return buf;
 }
 
+// "0x65-0x7F": the NAK syndromes with a reserved code.
+std::string reserved_nak_range() {
+  const auto first = static_cast<std::uint8_t>(wire::kAethTypeNak | wire::kFirstReservedNakCode);
+  const auto last = static_cast<std::uint8_t>(wire::kAethTypeNak | wire::kAethValueMask);
+  return hex2(first) + "-" + hex2(last);
+}
+
+// "0x20-0x3F": every syndrome of one AETH type.
+std::string aeth_type_range(std::uint8_t type) {
+  return hex2(type) + "-" + hex2(static_cast<std::uint8_t>(type | wire::kAethValueMask));
+}
+
 std::string response_text(const Outcome& o) {
   switch (o.response) {
     case Response::NONE:
@@ -135,9 +147,9 @@ std::string response_text(const Outcome& o) {
     case Response::NAK:
       return "NAK " + hex2(o.nak_code);
     case Response::RNR_NAK:
-      return "RNR NAK 0x20|timer";
+      return "RNR NAK " + hex2(wire::kAethTypeRnrNak) + "|timer";
     case Response::RESERVED_NAK:
-      return "NAK 0x65-0x7F";
+      return "NAK " + reserved_nak_range();
   }
   return "?";
 }
@@ -396,16 +408,20 @@ std::string render_errors_doc() {
       "§4.3):\n\n"
       "| syndrome | class | IBA | RXE |\n"
       "|---|---|---|---|\n";
-  append_syndrome_row(out, "0x00-0x1F (ACK)", 0x1F);
-  append_syndrome_row(out, "0x20-0x3F (RNR NAK)", 0x32);
-  append_syndrome_row(out, "0x40-0x5F (reserved type)", 0x40);
-  append_syndrome_row(out, "0x60", 0x60);
-  append_syndrome_row(out, "0x61", 0x61);
-  append_syndrome_row(out, "0x62", 0x62);
-  append_syndrome_row(out, "0x63", 0x63);
-  append_syndrome_row(out, "0x64", 0x64);
-  append_syndrome_row(out, "0x65-0x7F", 0x65);
-  append_syndrome_row(out, "0x80-0xFF (bit 7 set)", 0x80);
+  append_syndrome_row(out, aeth_type_range(wire::kAethTypeAck) + " (ACK)",
+                      wire::ack_syndrome(wire::kAethValueMask));
+  append_syndrome_row(out, aeth_type_range(wire::kAethTypeRnrNak) + " (RNR NAK)",
+                      wire::rnr_nak_syndrome(18));
+  append_syndrome_row(out, aeth_type_range(wire::kAethTypeReserved) + " (reserved type)",
+                      wire::kAethTypeReserved);
+  for (wire::NakCode code : wire::kAllNakCodes) {
+    const std::uint8_t syndrome = wire::nak_syndrome(code);
+    append_syndrome_row(out, hex2(syndrome), syndrome);
+  }
+  append_syndrome_row(out, reserved_nak_range(),
+                      static_cast<std::uint8_t>(wire::kAethTypeNak | wire::kFirstReservedNakCode));
+  append_syndrome_row(out, hex2(wire::kAethReservedBit) + "-0xFF (bit 7 set)",
+                      wire::kAethReservedBit);
   return out;
 }
 

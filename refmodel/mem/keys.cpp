@@ -5,32 +5,18 @@
 #include <array>
 #include <cstdio>
 #include <string_view>
-#include <utility>
 
 namespace rocecert::mem {
 
 std::string to_string(Access a) {
-  static constexpr std::array<std::pair<Access, std::string_view>, 11> kNames{{
-      {Access::LOCAL_WRITE, "LOCAL_WRITE"},
-      {Access::REMOTE_WRITE, "REMOTE_WRITE"},
-      {Access::REMOTE_READ, "REMOTE_READ"},
-      {Access::REMOTE_ATOMIC, "REMOTE_ATOMIC"},
-      {Access::MW_BIND, "MW_BIND"},
-      {Access::ZERO_BASED, "ZERO_BASED"},
-      {Access::ON_DEMAND, "ON_DEMAND"},
-      {Access::HUGETLB, "HUGETLB"},
-      {Access::FLUSH_GLOBAL, "FLUSH_GLOBAL"},
-      {Access::FLUSH_PERSISTENT, "FLUSH_PERSISTENT"},
-      {Access::RELAXED_ORDERING, "RELAXED_ORDERING"},
-  }};
   if (!any(a)) return "NONE";
   std::string out;
   std::uint32_t rest = to_u32(a);
-  for (const auto& [flag, name] : kNames) {
-    if (contains(a, flag)) {
+  for (const AccessFlagInfo& f : kAccessFlags) {
+    if (contains(a, f.flag)) {
       if (!out.empty()) out += '|';
-      out += name;
-      rest &= ~to_u32(flag);
+      out += f.name;
+      rest &= ~to_u32(f.flag);
     }
   }
   if (rest != 0) {

@@ -9,16 +9,11 @@ namespace rocecert::model {
 
 std::string_view to_string(PostError e) {
   switch (e) {
-    case PostError::OK: return "ok";
-    case PostError::NO_SUCH_QP: return "no_such_qp";
-    case PostError::INVALID_STATE: return "invalid_state";
-    case PostError::INVALID_OPCODE: return "invalid_opcode";
-    case PostError::TOO_MANY_SGE: return "too_many_sge";
-    case PostError::INLINE_TOO_LONG: return "inline_too_long";
-    case PostError::BAD_ATOMIC: return "bad_atomic";
-    case PostError::MESSAGE_TOO_LONG: return "message_too_long";
-    case PostError::QUEUE_FULL: return "queue_full";
-    case PostError::SRQ_ATTACHED: return "srq_attached";
+#define ROCECERT_POST_ERROR(name) \
+  case PostError::name:           \
+    return #name;
+#include "rocecert/model/post_errors.def"
+#undef ROCECERT_POST_ERROR
   }
   return "?";
 }
@@ -138,17 +133,16 @@ qp::ModifyResult Adapter::modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::Att
 PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   qp::QpContext* ctx = qps_.find(qpn);
   if (ctx == nullptr) return PostError::NO_SUCH_QP;
-  const qp::QpState st = ctx->state();
-  // docs/spec-notes.md §6.3: posting needs RTS, SQD, SQE or ERR (where the WR is flushed at once).
-  if (st == qp::QpState::RESET || st == qp::QpState::INIT || st == qp::QpState::RTR)
-    return PostError::INVALID_STATE;
+  // What the state allows: qp::kStateRules (rocecert/qp/transitions.h).
+  const qp::StateRules rules = qp::state_rules(ctx->state());
+  if (!rules.post_send) return PostError::INVALID_STATE;
   const wire::Transport t = transport_of(ctx->type);
   const bool local_op = wr.opcode == tx::WrOpcode::LOCAL_INV || wr.opcode == tx::WrOpcode::BIND_MW;
   if (local_op) {
     // LOCAL_INV: RC only; BIND_MW: RC and UC (docs/spec-notes.md §2.5, rxe_wr_opcode_info).
     if (ctx->type == qp::QpType::UD || (wr.opcode == tx::WrOpcode::LOCAL_INV && ctx->type != qp::QpType::RC))
       return PostError::INVALID_OPCODE;
-  } else if (tx::wire_opcode(t, wr.opcode, wire::Position::ONLY) == 0xFF) {
+  } else if (tx::wire_opcode(t, wr.opcode, wire::Position::ONLY) == tx::kNoOpcode) {
     return PostError::INVALID_OPCODE;
   }
   if (wr.sg_list.size() > ctx->caps.max_send_sge) return PostError::TOO_MANY_SGE;
@@ -168,9 +162,8 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   wqe.length = wr.total_length();
   wqe.signaled = ctx->sq_sig_all || (wr.send_flags & tx::kSendSignaled) != 0;
   q.sq.push_back(std::move(wqe));
-  if (st == qp::QpState::ERR) {
-    impl_->flush(*ctx);  // docs/spec-notes.md §6.3/§6.5: WRs posted in ERR complete with
-                         // WR_FLUSH_ERR
+  if (rules.flush_on_post) {
+    impl_->flush(*ctx);  // WRs posted in ERR complete with WR_FLUSH_ERR
   } else {
     impl_->schedule_requester(qpn);
   }
@@ -180,7 +173,8 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
 PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
   qp::QpContext* ctx = qps_.find(qpn);
   if (ctx == nullptr) return PostError::NO_SUCH_QP;
-  if (ctx->state() == qp::QpState::RESET) return PostError::INVALID_STATE;
+  const qp::StateRules rules = qp::state_rules(ctx->state());
+  if (!rules.post_recv) return PostError::INVALID_STATE;
   if (ctx->has_srq) return PostError::SRQ_ATTACHED;  // receives go to the SRQ (ibv: EINVAL)
   if (wr.sg_list.size() > ctx->caps.max_recv_sge) return PostError::TOO_MANY_SGE;
   QpQueues& q = impl_->queues[qpn.value()];
@@ -188,7 +182,7 @@ PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
   RecvWqe r;
   r.wr = wr;
   q.rq.push_back(std::move(r));
-  if (ctx->state() == qp::QpState::ERR) impl_->flush(*ctx);
+  if (rules.flush_on_post) impl_->flush(*ctx);
   return PostError::OK;
 }
 
@@ -308,11 +302,9 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
   }
   if (p.bth.dqpn == 0 || ctx == nullptr) return drop("no_such_qp");
   if (p.op->transport != transport_of(ctx->type)) return drop("transport_mismatch");
-  const qp::QpState st = ctx->state();
-  const bool resp_ready = st == qp::QpState::RTR || st == qp::QpState::RTS ||
-                          st == qp::QpState::SQD || st == qp::QpState::SQE;
-  const bool req_ready = st == qp::QpState::RTS || st == qp::QpState::SQD;
-  if (p.op->is_request() ? !resp_ready : !req_ready) return drop("qp_state");
+  const qp::StateRules rules = qp::state_rules(ctx->state());
+  const bool admitted = p.op->is_request() ? rules.rq_processes : rules.processes_responses;
+  if (!admitted) return drop("qp_state");
   // A connected QP takes packets only from the address it is connected to (rxe check_addr;
   // errors table PKT_ADDRESS_MISMATCH: drop). The destination was checked above.
   if (ctx->type != qp::QpType::UD) {
@@ -461,7 +453,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
   // docs/spec-notes.md §6.5: every outstanding SQ WQE, in order, then every RQ WQE, with
   // WR_FLUSH_ERR; error completions are always generated, signaled or not (§5.6).
   QpQueues& q = queues[ctx.qpn.value()];
-  const bool sq_only = ctx.state() == qp::QpState::SQE;
+  const bool sq_only = qp::state_rules(ctx.state()).flush == qp::QueueFlush::SEND_QUEUE;
   flushing = true;
   for (SendWqe& w : q.sq) {
     if (w.done) continue;
@@ -510,8 +502,7 @@ bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx:
                                  mem::AccessResult& failure, std::uint32_t& bad_key) {
   out.clear();
   for (const tx::Sge& s : sges) {
-    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (IBTA Vol. 1 §10.6;
-                                  // docs/spec-notes.md §7.3)
+    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3)
     mem::AccessRequest req;
     req.op = op;
     req.key = mem::Key(s.lkey);

@@ -64,7 +64,9 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     const wire::AethKind kind = wire::aeth_kind(p.aeth.syndrome);
     // A NAK implicitly acknowledges everything before its PSN (docs/spec-notes.md §3.4).
     retire_covered(psn - 1u);
-    if (kind == wire::AethKind::NAK && (p.aeth.syndrome & 0x1F) != 0) {
+    const bool fatal_nak = kind == wire::AethKind::NAK &&
+                           wire::nak_code(p.aeth.syndrome) != wire::NakCode::PSN_SEQUENCE_ERROR;
+    if (fatal_nak) {
       SendWqe* w = find_wqe(psn);
       if (w == nullptr) return drop("nak_for_no_wqe");
       // The NAK's code selects the error class and so the WQE's status (docs/spec-notes.md §4.3).
@@ -73,7 +75,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       return;
     }
     if (kind == wire::AethKind::RNR_NAK) {
-      on_rnr_nak(ctx, psn, static_cast<std::uint8_t>(p.aeth.syndrome & 0x1F));
+      on_rnr_nak(ctx, psn, wire::aeth_value(p.aeth.syndrome));
       return;
     }
     if (kind == wire::AethKind::NAK) {

@@ -38,8 +38,8 @@ bool is_acknowledge(const wire::OpcodeInfo& op) {
 
 bool class_matches(OpcodeClass c, const wire::ParsedFrame& p) {
   const wire::OpcodeInfo& op = *p.op;
-  // AETH syndrome bits 6:5: 00 ACK, 01 RNR NAK, 11 NAK (docs/spec-notes.md §4.1).
-  const unsigned aeth_type = (p.aeth.syndrome >> 5) & 3u;
+  // AETH syndrome bits 6:5 (rocecert/wire/headers.h; bit 7 is not looked at here).
+  const unsigned aeth_type = p.aeth.syndrome & wire::kAethTypeMask;
   switch (c) {
     case OpcodeClass::ANY:
       return true;
@@ -63,9 +63,10 @@ bool class_matches(OpcodeClass c, const wire::ParsedFrame& p) {
     case OpcodeClass::ACKNOWLEDGE:
       return is_acknowledge(op);
     case OpcodeClass::ACK:
-      return is_acknowledge(op) && aeth_type == 0;
+      return is_acknowledge(op) && aeth_type == wire::kAethTypeAck;
     case OpcodeClass::NAK:
-      return is_acknowledge(op) && (aeth_type == 1 || aeth_type == 3);
+      return is_acknowledge(op) &&
+             (aeth_type == wire::kAethTypeRnrNak || aeth_type == wire::kAethTypeNak);
     case OpcodeClass::CNP:
       return op.transport == wire::Transport::CNP;
   }

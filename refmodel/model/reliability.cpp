@@ -105,8 +105,7 @@ void Adapter::Impl::retry_from(qp::QpContext& ctx, trace::RetryKind kind, qp::Ps
 void Adapter::Impl::on_retransmit_timeout(qp::Qpn qpn) {
   qp::QpContext* ctx = a.qps_.find(qpn);
   if (ctx == nullptr) return;
-  const qp::QpState st = ctx->state();
-  if (st != qp::QpState::RTS && st != qp::QpState::SQD) return;
+  if (!qp::state_rules(ctx->state()).processes_responses) return;
   if (ctx->req.outstanding_psns() == 0) return;
   if (ctx->req.wait_for_rnr_timer) return;  // the RNR wait takes precedence (rxe)
   if (!consume_retry(*ctx, trace::RetryKind::TIMEOUT, ctx->req.comp_psn)) return;
@@ -136,7 +135,7 @@ void Adapter::Impl::on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t tim
     if (c == nullptr || !c->req.wait_for_rnr_timer) return;
     c->req.wait_for_rnr_timer = false;
     c->req.rnr_deadline = qp::kNoDeadline;
-    if (c->state() != qp::QpState::RTS && c->state() != qp::QpState::SQD) return;
+    if (!qp::state_rules(c->state()).processes_responses) return;
     go_back_n(*c, psn);
     arm_retransmit(*c);
   });

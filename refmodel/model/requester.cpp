@@ -51,15 +51,14 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
   q.requester_scheduled = false;
   qp::QpContext* ctx = a.qps_.find(qpn);
   if (ctx == nullptr) return;
-  const qp::QpState st = ctx->state();
-  if (st != qp::QpState::RTS && st != qp::QpState::SQD && st != qp::QpState::SQE) return;
+  if (!qp::state_rules(ctx->state()).sq_processes) return;
   if (ctx->req.wait_for_rnr_timer) return;  // nothing goes out before the RNR delay (§5.4)
   for (std::size_t i = 0; i < q.sq.size(); ++i) {
     SendWqe& w = q.sq[i];
     if (w.done || w.fully_sent()) continue;
     if (!w.started) {
       // SQD and SQE start no new WQE (docs/spec-notes.md §6.6); in-flight messages finish.
-      if (ctx->state() != qp::QpState::RTS) break;
+      if (!qp::state_rules(ctx->state()).sq_starts_wqe) break;
       if (window_full(*ctx, ctx->req.next_psn)) break;
       if (!start_wqe(*ctx, q, w)) break;
       if (ctx->state() == qp::QpState::ERR || ctx->state() == qp::QpState::SQE) return;
@@ -143,8 +142,7 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     return true;
   }
   if (w.is_read_or_atomic()) {
-    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight
-                                                       // (docs/spec-notes.md §3.2)
+    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight (docs/spec-notes.md §3.2)
     --ctx.req.rd_atomic_credits;
     w.holds_credit = true;
   }
@@ -273,7 +271,8 @@ void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus s
     ++ctx.req.rd_atomic_credits;
     w.holds_credit = false;
   }
-  // A CQE for a signaled WR, and always for an error (IBA 10.7.3.1; docs/spec-notes.md §5.6).
+  // A CQE for a signaled WR, and always for an error (IBA 10.7.3.1; IBTA Vol. 1 §10.7.3.1;
+  // docs/spec-notes.md §5.6).
   if (!w.signaled && status == cq::WcStatus::SUCCESS) return;
   cq::Wc wc;
   wc.wr_id = w.wr.wr_id;

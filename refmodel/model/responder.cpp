@@ -14,7 +14,7 @@ using wire::Header;
 using wire::Operation;
 using wire::Position;
 
-constexpr std::uint8_t kNakPsnSeq = 0x60;
+constexpr std::uint8_t kNakPsnSeq = wire::nak_syndrome(wire::NakCode::PSN_SEQUENCE_ERROR);
 
 bool consumes_recv_wqe(const wire::OpcodeInfo& op) {
   // docs/spec-notes.md §2.1 "RWQE": SEND FIRST/ONLY take one; WRITE with immediate takes one at
@@ -32,16 +32,17 @@ bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
   return continues && op.operation == p.operation;
 }
 
-// The QP-level access gate (docs/spec-notes.md §4.4 CHK_OP_VALID), with the ibv_access_flags
-// values.
+// The QP-level access gate (rxe_resp.c check_op_valid), on the qp_access_flags (mem::Access).
 bool qp_access_ok(std::uint32_t flags, Operation op) {
+  const mem::Access a = mem::access_from_u32(flags);
   switch (op) {
-    case Operation::READ_REQUEST: return flags & 0x4;
+    case Operation::READ_REQUEST: return mem::any(a & mem::Access::REMOTE_READ);
     case Operation::WRITE:
-    case Operation::ATOMIC_WRITE: return flags & 0x2;
+    case Operation::ATOMIC_WRITE: return mem::any(a & mem::Access::REMOTE_WRITE);
     case Operation::COMPARE_SWAP:
-    case Operation::FETCH_ADD: return flags & 0x8;
-    case Operation::FLUSH: return flags & 0x300;
+    case Operation::FETCH_ADD: return mem::any(a & mem::Access::REMOTE_ATOMIC);
+    case Operation::FLUSH:
+      return mem::any(a & (mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT));
     case Operation::SEND:
     case Operation::READ_RESPONSE:
     case Operation::ACK:
@@ -149,9 +150,8 @@ void Adapter::Impl::ack_executed(qp::QpContext& ctx, std::uint32_t psn, bool ack
         queues[qpn.value()].pending_ack.timer = 0;
         qp::QpContext* c = a.qps_.find(qpn);
         if (c == nullptr) return;
-        const qp::QpState st = c->state();
         // A QP that left the receiving states (ERR, RESET) sends nothing (§10.3.1).
-        if (st == qp::QpState::ERR || st == qp::QpState::RESET || st == qp::QpState::INIT) {
+        if (!qp::state_rules(c->state()).rq_processes) {
           queues[qpn.value()].pending_ack = {};
           return;
         }
@@ -243,8 +243,8 @@ void Adapter::Impl::send_read_responses(qp::QpContext& ctx, std::uint32_t psn,
                                         std::uint64_t host_addr, std::uint32_t len,
                                         bool from_start) {
   // ceil(len / MTU) responses (one for a zero-length READ) with consecutive PSNs, AETH on
-  // FIRST/LAST/ONLY; a READ resumed mid-way goes on with MIDDLE/LAST (rxe; docs/spec-notes.md
-  // §11.8).
+  // FIRST/LAST/ONLY; a READ resumed mid-way goes on with MIDDLE/LAST (rxe;
+  // docs/spec-notes.md §11.8).
   const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
   for (std::uint32_t i = 0; i < n; ++i) {
     wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
@@ -313,8 +313,8 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   const std::int32_t d = qp::psn_diff(qp::Psn(psn), ctx.resp.epsn);
   if (rc) {
     if (d > 0) {
-      // A gap: one PSN Sequence Error NAK per gap, carrying the expected PSN (docs/spec-notes.md
-      // §3.3).
+      // A gap: one PSN Sequence Error NAK per gap, carrying the expected PSN
+      // (docs/spec-notes.md §3.3).
       if (!ctx.resp.sent_psn_nak) {
         ctx.resp.sent_psn_nak = true;
         a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), ctx.resp.epsn.value(), kNakPsnSeq, "psn_sequence"});
@@ -528,7 +528,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         // rxe completes before it acknowledges (rxe_resp.c: COMPLETE, then ACKNOWLEDGE): when
         // the receive CQ overruns, the QP is in ERR by now and the requester gets no ACK
         // (vectors/real/README.md, cq_overflow).
-        if (rc && ctx.state() != qp::QpState::ERR) ack_executed(ctx, psn, p.bth.ackreq);
+        if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(ctx, psn, p.bth.ackreq);
         return;
       }
       if (rc) ack_executed(ctx, psn, p.bth.ackreq);
@@ -544,16 +544,17 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         ++ctx.resp.msn;
       }
       if (imm_recv) {
-        // rxe reports the RETH DMA length as byte_len (docs/spec-notes.md §5.6).
+        // rxe reports the RETH DMA length as byte_len (IBTA Vol. 1 §10.7.3.1;
+        // docs/spec-notes.md §5.6).
         complete_receive(ctx, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
                       p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
       }
       // Acknowledged after the completion, as for SEND: not at all if the CQ overran.
-      if (rc && ctx.state() != qp::QpState::ERR) ack_executed(ctx, psn, p.bth.ackreq);
+      if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(ctx, psn, p.bth.ackreq);
       return;
     }
     case Operation::READ_REQUEST: {
-      ++ctx.resp.msn;  // counted once, when the READ is accepted (C9-148; docs/spec-notes.md §3.5)
+      ++ctx.resp.msn;  // counted once, when the READ is accepted (C9-148; IBTA Vol. 1 C9-148; docs/spec-notes.md §3.5)
       const std::uint32_t len = p.reth.dmalen;
       const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
       if (!ctx.resp.resources.empty()) {

@@ -160,6 +160,32 @@ void append_matrix(std::string& out) {
   }
 }
 
+std::string_view to_string(QueueFlush f) {
+  switch (f) {
+    case QueueFlush::NONE:
+      return "–";
+    case QueueFlush::SEND_QUEUE:
+      return "SQ";
+    case QueueFlush::ALL:
+      return "SQ, RQ";
+  }
+  return "?";
+}
+
+void append_state_rules(std::string& out) {
+  out +=
+      "| state | post_send | post_recv | flush on post | rq_processes | sq_processes | "
+      "sq_starts_wqe | processes_responses | flush |\n"
+      "|---|---|---|---|---|---|---|---|---|\n";
+  auto yes = [](bool b) { return b ? std::string_view("yes") : std::string_view("–"); };
+  for (const StateRules& r : kStateRules) {
+    append(out, {"| **", to_string(r.state), "** | ", yes(r.post_send), " | ", yes(r.post_recv),
+                 " | ", yes(r.flush_on_post), " | ", yes(r.rq_processes), " | ",
+                 yes(r.sq_processes), " | ", yes(r.sq_starts_wqe), " | ",
+                 yes(r.processes_responses), " | ", to_string(r.flush), " |\n"});
+  }
+}
+
 }  // namespace
 
 std::string render_qp_state_machine_doc() {
@@ -217,6 +243,27 @@ std::string render_qp_state_machine_doc() {
       "The QP types for which each (from, to) cell is valid.\n"
       "\n";
   append_matrix(out);
+  out +=
+      "\n"
+      "## What each state allows\n"
+      "\n"
+      "`kStateRules` (`rocecert::qp::state_rules()`), beside the transition table: the one place\n"
+      "the model's post_send / post_recv checks, frame admission, responder, requester,\n"
+      "retransmission timers and flush ask what a state allows (IBA Vol. 1 §10.3.1; rxe\n"
+      "`rxe_verbs.c`, `rxe_recv.c`, `rxe_req.c`, `rxe_comp.c`). The rules are the same for RC, UC\n"
+      "and UD.\n"
+      "\n"
+      "- *post_send*, *post_recv*: the verb is accepted (else `INVALID_STATE`, EINVAL);\n"
+      "- *flush on post*: a WR posted in this state completes at once with `WR_FLUSH_ERR`;\n"
+      "- *rq_processes*: request packets are accepted and executed, and ACKs are sent;\n"
+      "- *sq_processes*: the requester sends the packets of WQEs it has started;\n"
+      "- *sq_starts_wqe*: the requester starts new WQEs (SQD and SQE only finish what is in\n"
+      "  flight);\n"
+      "- *processes_responses*: ACKs, NAKs, READ responses and atomic ACKs are processed, and\n"
+      "  the retransmission and RNR timers resend;\n"
+      "- *flush*: the queues whose WQEs complete with `WR_FLUSH_ERR` when the QP flushes.\n"
+      "\n";
+  append_state_rules(out);
   out +=
       "\n"
       "## Profile switches (`QpProfile`)\n"

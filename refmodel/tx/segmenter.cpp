@@ -8,40 +8,84 @@ namespace rocecert::tx {
 
 namespace {
 
-constexpr std::uint8_t kNone = 0xFF;
-
-// Operation numbers (opcode bits 4:0, IBA Table 38) per WR opcode and packet position:
-// FIRST, MIDDLE, LAST, ONLY. The transport's class bits are added by wire_opcode() and the
-// result is checked against the wire opcode table, so a transport lacking an operation
-// (UC READ, UD FIRST, UC SEND_WITH_INV ...) is found there, not listed twice.
-struct OpRow {
-  WrOpcode wr;
-  std::array<std::uint8_t, 4> op;  // indexed by wire::Position
-};
-constexpr OpRow kOpRows[] = {
-    {WrOpcode::SEND, {0x00, 0x01, 0x02, 0x04}},
-    {WrOpcode::SEND_WITH_IMM, {0x00, 0x01, 0x03, 0x05}},
-    {WrOpcode::SEND_WITH_INV, {0x00, 0x01, 0x16, 0x17}},
-    {WrOpcode::RDMA_WRITE, {0x06, 0x07, 0x08, 0x0A}},
-    {WrOpcode::RDMA_WRITE_WITH_IMM, {0x06, 0x07, 0x09, 0x0B}},
-    {WrOpcode::RDMA_READ, {kNone, kNone, kNone, 0x0C}},
-    {WrOpcode::ATOMIC_CMP_AND_SWP, {kNone, kNone, kNone, 0x13}},
-    {WrOpcode::ATOMIC_FETCH_AND_ADD, {kNone, kNone, kNone, 0x14}},
-    {WrOpcode::FLUSH, {kNone, kNone, kNone, 0x1C}},
-    {WrOpcode::ATOMIC_WRITE, {kNone, kNone, kNone, 0x1D}},
+// What a WR opcode puts on the wire: the operation of its request packets and the flags only
+// its LAST / ONLY packet carries (ImmDt, IETH); FIRST and MIDDLE packets carry neither (IBA
+// Vol. 1 Table 38, the OpCode field: the _WITH_IMMEDIATE / _WITH_INVALIDATE forms are LAST and
+// ONLY opcodes). The opcode numbers themselves come from the wire
+// opcode table (rocecert/wire/opcodes.def), so a transport lacking an operation (UC READ, UD
+// FIRST, UC SEND_WITH_INV ...) is simply not found there.
+struct WireForm {
+  bool on_wire = false;
+  wire::Operation operation = wire::Operation::SEND;
+  std::uint8_t last_flags = 0;  // wire::OpcodeFlag set of the LAST / ONLY packet
 };
 
-std::uint8_t transport_bits(wire::Transport t) {
-  switch (t) {
-    case wire::Transport::RC: return 0x00;
-    case wire::Transport::UC: return 0x20;
-    case wire::Transport::RD: return 0x40;
-    case wire::Transport::UD: return 0x60;
-    case wire::Transport::CNP: return 0x80;
-    case wire::Transport::XRC: return 0xA0;
+constexpr WireForm wire_form(WrOpcode op) {
+  using wire::Operation;
+  switch (op) {
+    case WrOpcode::SEND: return {true, Operation::SEND, 0};
+    case WrOpcode::SEND_WITH_IMM: return {true, Operation::SEND, wire::kImm};
+    case WrOpcode::SEND_WITH_INV: return {true, Operation::SEND, wire::kInv};
+    case WrOpcode::RDMA_WRITE: return {true, Operation::WRITE, 0};
+    case WrOpcode::RDMA_WRITE_WITH_IMM: return {true, Operation::WRITE, wire::kImm};
+    case WrOpcode::RDMA_READ: return {true, Operation::READ_REQUEST, 0};
+    case WrOpcode::ATOMIC_CMP_AND_SWP: return {true, Operation::COMPARE_SWAP, 0};
+    case WrOpcode::ATOMIC_FETCH_AND_ADD: return {true, Operation::FETCH_ADD, 0};
+    case WrOpcode::FLUSH: return {true, Operation::FLUSH, 0};
+    case WrOpcode::ATOMIC_WRITE: return {true, Operation::ATOMIC_WRITE, 0};
+    case WrOpcode::LOCAL_INV:
+    case WrOpcode::BIND_MW:
+    case WrOpcode::TSO:
+    case WrOpcode::DRIVER1:
+      break;
   }
-  return 0x00;
+  return {};
 }
+
+// The request opcode of the table with these classes, or kNoOpcode.
+constexpr std::uint8_t find_request_opcode(wire::Transport t, wire::Operation op,
+                                           wire::Position pos, std::uint8_t flags) {
+  for (const wire::OpcodeInfo& info : wire::kOpcodeTable) {
+    if (info.known && info.is_request() && info.transport == t && info.operation == op &&
+        info.position == pos && info.flags == flags)
+      return info.value;
+  }
+  return kNoOpcode;
+}
+
+// The model's QPs are RC, UC, UD and XRC; RD is not modelled and CNP carries no message.
+constexpr bool carries_messages(wire::Transport t) {
+  return t == wire::Transport::RC || t == wire::Transport::UC || t == wire::Transport::UD ||
+         t == wire::Transport::XRC;
+}
+
+constexpr std::size_t kWrOpcodeSlots = 16;  // enum ibv_wr_opcode values 0..15
+constexpr std::size_t kTransportSlots = static_cast<std::size_t>(wire::Transport::XRC) + 1;
+constexpr std::size_t kPositionSlots = static_cast<std::size_t>(wire::Position::ONLY) + 1;
+using OpcodeChoice =
+    std::array<std::array<std::array<std::uint8_t, kPositionSlots>, kTransportSlots>,
+               kWrOpcodeSlots>;
+
+// [WR opcode][transport][position] -> wire opcode, looked up once at compile time.
+constexpr OpcodeChoice build_opcode_choice() {
+  OpcodeChoice out{};
+  for (std::size_t w = 0; w < kWrOpcodeSlots; ++w) {
+    const WireForm form = wire_form(static_cast<WrOpcode>(w));
+    for (std::size_t t = 0; t < kTransportSlots; ++t) {
+      const auto transport = static_cast<wire::Transport>(t);
+      for (std::size_t p = 0; p < kPositionSlots; ++p) {
+        const auto pos = static_cast<wire::Position>(p);
+        out[w][t][p] = kNoOpcode;
+        if (!form.on_wire || !carries_messages(transport)) continue;
+        const bool ends = pos == wire::Position::LAST || pos == wire::Position::ONLY;
+        out[w][t][p] =
+            find_request_opcode(transport, form.operation, pos, ends ? form.last_flags : 0);
+      }
+    }
+  }
+  return out;
+}
+constexpr OpcodeChoice kOpcodeChoice = build_opcode_choice();
 
 bool is_atomic(WrOpcode op) {
   return op == WrOpcode::ATOMIC_CMP_AND_SWP || op == WrOpcode::ATOMIC_FETCH_AND_ADD;
@@ -54,17 +98,11 @@ bool valid_mtu(std::uint32_t mtu) {
 }  // namespace
 
 std::uint8_t wire_opcode(wire::Transport transport, WrOpcode op, wire::Position position) {
-  if (transport == wire::Transport::RD || transport == wire::Transport::CNP) return kNone;
-  for (const OpRow& row : kOpRows) {
-    if (row.wr != op) continue;
-    const std::uint8_t number = row.op[static_cast<std::size_t>(position)];
-    if (number == kNone) return kNone;
-    const auto value = static_cast<std::uint8_t>(transport_bits(transport) | number);
-    const wire::OpcodeInfo& info = wire::opcode_info(value);
-    if (!info.known || info.transport != transport || info.position != position) return kNone;
-    return value;
-  }
-  return kNone;
+  const auto w = static_cast<std::size_t>(op);
+  const auto t = static_cast<std::size_t>(transport);
+  const auto p = static_cast<std::size_t>(position);
+  if (w >= kWrOpcodeSlots || t >= kTransportSlots || p >= kPositionSlots) return kNoOpcode;
+  return kOpcodeChoice[w][t][p];
 }
 
 std::string_view to_string(SegmentError e) {
@@ -107,7 +145,7 @@ SegmentPlan segment(const SegmentRequest& r) {
     case WrOpcode::ATOMIC_WRITE:
       break;
   }
-  if (wire_opcode(r.transport, r.opcode, wire::Position::ONLY) == kNone)
+  if (wire_opcode(r.transport, r.opcode, wire::Position::ONLY) == kNoOpcode)
     return fail(SegmentError::OPCODE_NOT_ON_TRANSPORT);
   if (!valid_mtu(r.mtu)) return fail(SegmentError::BAD_MTU);
   if ((is_atomic(r.opcode) || r.opcode == WrOpcode::ATOMIC_WRITE) && r.length != 8)

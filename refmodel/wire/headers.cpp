@@ -99,14 +99,8 @@ std::string_view aeth_name(std::uint8_t syndrome) {
     case AethKind::RESERVED: return "RESERVED";
     case AethKind::NAK: break;
   }
-  switch (static_cast<NakCode>(syndrome & 0x1F)) {
-    case NakCode::PSN_SEQUENCE_ERROR: return "NAK_PSN_SEQUENCE_ERROR";
-    case NakCode::INVALID_REQUEST: return "NAK_INVALID_REQUEST";
-    case NakCode::REMOTE_ACCESS_ERROR: return "NAK_REMOTE_ACCESS_ERROR";
-    case NakCode::REMOTE_OPERATIONAL_ERROR: return "NAK_REMOTE_OPERATIONAL_ERROR";
-    case NakCode::INVALID_RD_REQUEST: return "NAK_INVALID_RD_REQUEST";
-  }
-  return "NAK_RESERVED";
+  const std::optional<NakCode> code = nak_code(syndrome);
+  return code ? nak_name(*code) : "NAK_RESERVED";
 }
 
 }  // namespace rocecert::wire

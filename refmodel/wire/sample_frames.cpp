@@ -65,9 +65,12 @@ FrameSpec sample_frame(std::uint8_t opcode, const SampleOptions& o) {
   // A valid syndrome of the right family: ACK with credits, or a NAK / RNR NAK for ACKs.
   s.aeth.syndrome = static_cast<std::uint8_t>(rng.below(32));
   if (op.operation == Operation::ACK) {
-    const std::uint32_t kinds[] = {0x00, 0x20, 0x60};
+    const std::uint32_t kinds[] = {kAethTypeAck, kAethTypeRnrNak, kAethTypeNak};
     const std::uint32_t kind = kinds[rng.below(3)];
-    s.aeth.syndrome = static_cast<std::uint8_t>(kind | (kind == 0x60 ? rng.below(4) : rng.below(32)));
+    // A NAK carries one of the codes before the RD-only Invalid RD Request.
+    const auto rc_nak_codes = static_cast<std::uint32_t>(NakCode::INVALID_RD_REQUEST);
+    s.aeth.syndrome = static_cast<std::uint8_t>(
+        kind | (kind == kAethTypeNak ? rng.below(rc_nak_codes) : rng.below(kAethValueMask + 1u)));
   }
   s.aeth.msn = u24();
   s.atomicacketh.orig = rng.next();

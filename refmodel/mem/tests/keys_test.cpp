@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "rocecert/mem/keys.h"
@@ -78,4 +80,41 @@ TEST(KeyGenerator, NeverRepeatsThePreviousByte) {
       EXPECT_NE(g.next_byte_avoiding(static_cast<std::uint8_t>(prev)), prev);
     }
   }
+}
+
+TEST(Access, TheFlagListIsConsistent) {
+  // Every row: one bit, its libibverbs name, distinct from every other row, and printed by
+  // to_string() under its own name; the masks are the union of the rows either side of the
+  // optional range.
+  std::set<unsigned> bits;
+  std::set<std::string_view> names;
+  std::uint32_t defined = 0;
+  for (const AccessFlagInfo& f : kAccessFlags) {
+    SCOPED_TRACE(std::string(f.name));
+    EXPECT_EQ(to_u32(f.flag), 1u << f.ibv_bit);
+    EXPECT_EQ(f.ibv_name, "IBV_ACCESS_" + std::string(f.name));
+    EXPECT_TRUE(bits.insert(f.ibv_bit).second);
+    EXPECT_TRUE(names.insert(f.name).second);
+    EXPECT_EQ(to_string(f.flag), f.name);
+    if (f.ibv_bit < kAccessOptionalFirstBit) {
+      defined |= to_u32(f.flag);
+    } else {
+      EXPECT_LE(f.ibv_bit, kAccessOptionalLastBit);
+      EXPECT_NE(to_u32(f.flag) & kAccessOptionalMask, 0u);
+    }
+  }
+  EXPECT_EQ(defined, kAccessDefinedMask);
+  EXPECT_EQ(kAccessDefinedMask & kAccessOptionalMask, 0u);
+  // IB_UVERBS_ACCESS_OPTIONAL_RANGE and the ten defined bits of ibv_access_flags.
+  EXPECT_EQ(kAccessOptionalMask, 0x3FF00000u);
+  EXPECT_EQ(kAccessDefinedMask, 0x3FFu);
+  // Every flag at once prints every name, in list order.
+  Access all = Access::NONE;
+  std::string joined;
+  for (const AccessFlagInfo& f : kAccessFlags) {
+    all |= f.flag;
+    if (!joined.empty()) joined += '|';
+    joined += f.name;
+  }
+  EXPECT_EQ(to_string(all), joined);
 }

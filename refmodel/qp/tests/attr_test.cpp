@@ -136,8 +136,9 @@ TEST(QpAttrValues, PkeyPortDestQpn) {
 
 TEST(QpAttrValues, AccessFlagsAvAltPathMigState) {
   QpAttr a;
-  a.qp_access_flags = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead |
-                      kAccessRemoteAtomic | 0x100000 /* RELAXED_ORDERING */;
+  a.qp_access_flags =
+      mem::to_u32(mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE | mem::Access::REMOTE_READ |
+                  mem::Access::REMOTE_ATOMIC | mem::Access::RELAXED_ORDERING);
   EXPECT_EQ(value_error(AttrBit::ACCESS_FLAGS, a), ModifyError::OK);
   for (std::uint32_t bad : {0x20u /* ZERO_BASED */, 0x80u /* HUGETLB */, 0x40000000u}) {
     a.qp_access_flags = bad;

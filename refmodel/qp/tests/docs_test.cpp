@@ -32,5 +32,17 @@ TEST(QpDocs, RenderingShowsDigestRows) {
   EXPECT_NE(doc.find("| 25 | 0x2000000 | RATE_LIMIT |"), std::string::npos);
 }
 
+TEST(QpDocs, RenderingShowsTheStateRules) {
+  const std::string doc = render_qp_state_machine_doc();
+  // One row per kStateRules entry, rendered from the table.
+  for (const StateRules& r : kStateRules) {
+    const std::string row = "| **" + std::string(to_string(r.state)) + "** | " +
+                            (r.post_send ? "yes" : "–") + " | " + (r.post_recv ? "yes" : "–");
+    EXPECT_NE(doc.find(row), std::string::npos) << row;
+  }
+  EXPECT_NE(doc.find("| **SQE** | yes | yes | – | yes | yes | – | – | SQ |"), std::string::npos);
+  EXPECT_NE(doc.find("| **ERR** | yes | yes | yes | – | – | – | – | SQ, RQ |"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rocecert::qp

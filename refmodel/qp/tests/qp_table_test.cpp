@@ -34,7 +34,8 @@ QpAttr good_attr(QpState next) {
   a.qp_state = next;
   a.pkey_index = 0;
   a.port_num = 1;
-  a.qp_access_flags = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead;
+  a.qp_access_flags =
+      mem::to_u32(mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE | mem::Access::REMOTE_READ);
   a.qkey = 0x11111111;
   a.path_mtu = PathMtu::MTU_1024;
   a.dest_qp_num = 0x12;

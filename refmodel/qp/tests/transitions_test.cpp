@@ -387,5 +387,65 @@ TEST(QpTransitions, UnknownMaskBitsAreUnexpected) {
             ModifyError::UNEXPECTED_ATTR);
 }
 
+TEST(StateRules, OneRowPerStateInStateOrder) {
+  ASSERT_EQ(kStateRules.size(), kAllQpStates.size());
+  for (std::size_t i = 0; i < kStateRules.size(); ++i) {
+    EXPECT_EQ(kStateRules[i].state, kAllQpStates[i]);
+    EXPECT_EQ(state_rules(kAllQpStates[i]).state, kAllQpStates[i]);
+  }
+  const StateRules bad = state_rules(static_cast<QpState>(7));
+  EXPECT_FALSE(bad.post_send || bad.post_recv || bad.rq_processes || bad.sq_processes ||
+               bad.processes_responses);
+}
+
+TEST(StateRules, ColumnsAreConsistent) {
+  // Relations between the columns that hold in every row, whatever the values.
+  for (const StateRules& r : kStateRules) {
+    SCOPED_TRACE(std::string(to_string(r.state)));
+    if (r.sq_starts_wqe) {
+      EXPECT_TRUE(r.sq_processes);  // starting a WQE sends it
+    }
+    if (r.processes_responses) {
+      EXPECT_TRUE(r.sq_processes);  // responses answer our requests
+    }
+    if (r.sq_processes) {
+      EXPECT_TRUE(r.post_send);
+    }
+    if (r.rq_processes) {
+      EXPECT_TRUE(r.post_recv);
+    }
+    if (r.flush_on_post) {
+      // A flushing state takes WRs only to flush them, and does nothing else.
+      EXPECT_TRUE(r.post_send && r.post_recv);
+      EXPECT_FALSE(r.rq_processes || r.sq_processes || r.processes_responses);
+    }
+    // Only RTS starts new WQEs; SQD and SQE finish what is in flight (IBA Vol. 1 §10.3.1).
+    EXPECT_EQ(r.sq_starts_wqe, r.state == QpState::RTS);
+  }
+}
+
+TEST(StateRules, IbaQpStates) {
+  // IBA Vol. 1 §10.3.1: RESET accepts no work request and processes nothing; receives may be
+  // posted from INIT; the receive side works from RTR; sends start in RTS only; SQD and SQE
+  // finish or drop what is in flight; ERR flushes both queues, SQE the send queue.
+  const StateRules reset = state_rules(QpState::RESET);
+  EXPECT_FALSE(reset.post_send || reset.post_recv || reset.rq_processes || reset.sq_processes);
+  EXPECT_TRUE(state_rules(QpState::INIT).post_recv);
+  EXPECT_FALSE(state_rules(QpState::INIT).post_send);
+  EXPECT_FALSE(state_rules(QpState::INIT).rq_processes);
+  EXPECT_TRUE(state_rules(QpState::RTR).rq_processes);
+  EXPECT_FALSE(state_rules(QpState::RTR).post_send);
+  EXPECT_TRUE(state_rules(QpState::SQD).processes_responses);
+  EXPECT_FALSE(state_rules(QpState::SQE).processes_responses);
+  EXPECT_EQ(state_rules(QpState::SQE).flush, QueueFlush::SEND_QUEUE);
+  EXPECT_EQ(state_rules(QpState::ERR).flush, QueueFlush::ALL);
+  EXPECT_TRUE(state_rules(QpState::ERR).flush_on_post);
+  for (QpState s : kAllQpStates) {
+    if (s != QpState::ERR) {
+      EXPECT_FALSE(state_rules(s).flush_on_post) << to_string(s);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rocecert::qp

@@ -2,6 +2,7 @@
 // §2.5: every data WR opcode × transport × size class, PSN wrap, pad counts, SE, AckReq.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -207,5 +208,98 @@ TEST(Segmenter, EveryPlannedOpcodeMatchesTheWireTable) {
         }
       }
     }
+  }
+}
+
+namespace {
+
+// The operation a WR opcode's packets carry (IBA Vol. 1 Table 38), and whether its LAST / ONLY
+// packet carries ImmDt or IETH; nullopt for the WR opcodes that put nothing on the wire.
+struct Expected {
+  wire::Operation operation;
+  bool imm;
+  bool inv;
+};
+std::optional<Expected> expected_class(WrOpcode op) {
+  using wire::Operation;
+  switch (op) {
+    case WrOpcode::SEND: return Expected{Operation::SEND, false, false};
+    case WrOpcode::SEND_WITH_IMM: return Expected{Operation::SEND, true, false};
+    case WrOpcode::SEND_WITH_INV: return Expected{Operation::SEND, false, true};
+    case WrOpcode::RDMA_WRITE: return Expected{Operation::WRITE, false, false};
+    case WrOpcode::RDMA_WRITE_WITH_IMM: return Expected{Operation::WRITE, true, false};
+    case WrOpcode::RDMA_READ: return Expected{Operation::READ_REQUEST, false, false};
+    case WrOpcode::ATOMIC_CMP_AND_SWP: return Expected{Operation::COMPARE_SWAP, false, false};
+    case WrOpcode::ATOMIC_FETCH_AND_ADD: return Expected{Operation::FETCH_ADD, false, false};
+    case WrOpcode::FLUSH: return Expected{Operation::FLUSH, false, false};
+    case WrOpcode::ATOMIC_WRITE: return Expected{Operation::ATOMIC_WRITE, false, false};
+    case WrOpcode::LOCAL_INV:
+    case WrOpcode::BIND_MW:
+    case WrOpcode::TSO:
+    case WrOpcode::DRIVER1:
+      break;
+  }
+  return std::nullopt;
+}
+
+constexpr wire::Position kPositions[] = {wire::Position::FIRST, wire::Position::MIDDLE,
+                                         wire::Position::LAST, wire::Position::ONLY};
+constexpr Transport kMessageTransports[] = {Transport::RC, Transport::UC, Transport::UD,
+                                            Transport::XRC};
+
+}  // namespace
+
+TEST(Segmenter, SelectedOpcodesHaveTheClassBitsOfTheirWrOpcode) {
+  // For every WR opcode x transport x position, the chosen opcode is a request of that
+  // transport and position whose operation and ImmDt / IETH flags are the WR opcode's.
+  for (Transport t : kMessageTransports) {
+    for (unsigned raw = 0; raw < 16; ++raw) {
+      const auto op = static_cast<WrOpcode>(raw);
+      const std::optional<Expected> e = expected_class(op);
+      for (wire::Position pos : kPositions) {
+        SCOPED_TRACE(std::string(wire::to_string(t)) + " WR " + std::to_string(raw) + " " +
+                     std::string(wire::to_string(pos)));
+        const std::uint8_t value = tx::wire_opcode(t, op, pos);
+        if (!e) {
+          EXPECT_EQ(value, tx::kNoOpcode);
+          continue;
+        }
+        if (value == tx::kNoOpcode) continue;
+        const wire::OpcodeInfo& info = wire::opcode_info(value);
+        ASSERT_TRUE(info.known);
+        EXPECT_TRUE(info.is_request());
+        EXPECT_EQ(info.transport, t);
+        EXPECT_EQ(info.position, pos);
+        EXPECT_EQ(info.operation, e->operation);
+        const bool ends = info.ends_message();
+        EXPECT_EQ((info.flags & wire::kImm) != 0, e->imm && ends);
+        EXPECT_EQ((info.flags & wire::kInv) != 0, e->inv && ends);
+        EXPECT_EQ(info.has(wire::Header::ImmDt), e->imm && ends);
+        EXPECT_EQ(info.has(wire::Header::Ieth), e->inv && ends);
+      }
+      // Every wire WR opcode has an ONLY form on RC, and RC has what any transport has.
+      if (e && t == Transport::RC) {
+        EXPECT_NE(tx::wire_opcode(t, op, wire::Position::ONLY), tx::kNoOpcode);
+      }
+    }
+  }
+  EXPECT_EQ(tx::wire_opcode(Transport::RD, WrOpcode::SEND, wire::Position::ONLY), tx::kNoOpcode);
+  EXPECT_EQ(tx::wire_opcode(Transport::CNP, WrOpcode::SEND, wire::Position::ONLY), tx::kNoOpcode);
+}
+
+TEST(Segmenter, EveryRequestOpcodeOfTheModelledTransportsIsReachable) {
+  // The other direction: each request opcode the wire table lists for RC, UC, UD and XRC is
+  // what some WR opcode selects at its position, so no table row is left unused or retyped.
+  for (const wire::OpcodeInfo& info : wire::kOpcodeTable) {
+    if (!info.known || !info.is_request()) continue;
+    bool modelled = false;
+    for (Transport t : kMessageTransports) modelled = modelled || info.transport == t;
+    if (!modelled) continue;
+    bool chosen = false;
+    for (unsigned raw = 0; raw < 16 && !chosen; ++raw) {
+      const auto op = static_cast<WrOpcode>(raw);
+      chosen = tx::wire_opcode(info.transport, op, info.position) == info.value;
+    }
+    EXPECT_TRUE(chosen) << info.name;
   }
 }

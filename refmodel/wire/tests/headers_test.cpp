@@ -1,6 +1,9 @@
 // Each header against bytes written out by hand from the IBA layouts.
 #include <gtest/gtest.h>
 
+#include <iterator>
+#include <optional>
+#include <string_view>
 #include <vector>
 
 #include "rocecert/wire/headers.h"
@@ -69,4 +72,57 @@ TEST(Headers, AethSyndromeKinds) {
   EXPECT_EQ(aeth_kind(0x60), AethKind::NAK);       // PSN sequence error
   EXPECT_EQ(aeth_kind(0x63), AethKind::NAK);       // remote operational error
   EXPECT_EQ(aeth_kind(0x9F), AethKind::RESERVED);  // bit 7 set
+}
+
+TEST(Headers, NakCodesAreTheIbaSyndromes) {
+  // IBA Vol. 1 §9.7.5.1 (rxe_hdr.h AETH_NAK_*): the five NAK syndromes.
+  EXPECT_EQ(nak_syndrome(NakCode::PSN_SEQUENCE_ERROR), 0x60);
+  EXPECT_EQ(nak_syndrome(NakCode::INVALID_REQUEST), 0x61);
+  EXPECT_EQ(nak_syndrome(NakCode::REMOTE_ACCESS_ERROR), 0x62);
+  EXPECT_EQ(nak_syndrome(NakCode::REMOTE_OPERATIONAL_ERROR), 0x63);
+  EXPECT_EQ(nak_syndrome(NakCode::INVALID_RD_REQUEST), 0x64);
+  EXPECT_EQ(std::size(kAllNakCodes), 5u);
+  EXPECT_EQ(kFirstReservedNakCode, 5);
+  EXPECT_EQ(rnr_nak_syndrome(18), 0x32);
+  EXPECT_EQ(rnr_nak_syndrome(0x3F), 0x3F);  // the timer is 5 bits
+  EXPECT_EQ(ack_syndrome(0x1F), 0x1F);
+}
+
+TEST(Headers, EverySyndromeNameComesFromTheOneVocabulary) {
+  // Over all 256 syndromes: kind, value, NAK code and name agree with each other, and every NAK
+  // code round-trips through its syndrome.
+  for (unsigned raw = 0; raw < 256; ++raw) {
+    const auto s = static_cast<std::uint8_t>(raw);
+    SCOPED_TRACE(raw);
+    const AethKind kind = aeth_kind(s);
+    EXPECT_EQ(aeth_value(s), raw & 0x1F);
+    const std::optional<NakCode> code = nak_code(s);
+    EXPECT_EQ(code.has_value(), kind == AethKind::NAK && aeth_value(s) < kFirstReservedNakCode);
+    const std::string_view name = aeth_name(s);
+    switch (kind) {
+      case AethKind::ACK:
+        EXPECT_EQ(name, "ACK");
+        EXPECT_EQ(ack_syndrome(aeth_value(s)), s);
+        break;
+      case AethKind::RNR_NAK:
+        EXPECT_EQ(name, "RNR_NAK");
+        EXPECT_EQ(rnr_nak_syndrome(aeth_value(s)), s);
+        break;
+      case AethKind::RESERVED:
+        EXPECT_EQ(name, "RESERVED");
+        break;
+      case AethKind::NAK:
+        if (code) {
+          EXPECT_EQ(name, nak_name(*code));
+          EXPECT_EQ(nak_syndrome(*code), s);
+        } else {
+          EXPECT_EQ(name, "NAK_RESERVED");
+        }
+        break;
+    }
+  }
+  for (NakCode c : kAllNakCodes) {
+    EXPECT_EQ(nak_code(nak_syndrome(c)), c);
+    EXPECT_EQ(nak_name(c).substr(0, 4), "NAK_");
+  }
 }

@@ -218,10 +218,10 @@ constexpr Outcome drop() {
   o.response = Response::SILENT_DROP;
   return o;
 }
-constexpr Outcome nak(std::uint8_t code) {
+constexpr Outcome nak(wire::NakCode code) {
   Outcome o = nothing();
   o.response = Response::NAK;
-  o.nak_code = code;
+  o.nak_code = wire::nak_syndrome(code);
   return o;
 }
 constexpr Outcome rnr_nak() {
@@ -251,6 +251,7 @@ constexpr ProfileOutcomes split(const Outcome& iba, const Outcome& rxe) {
 // clang-format off
 inline constexpr std::array<ErrorRow, kErrorClassCount> kErrorTable = [] {
   using namespace dsl;
+  using enum wire::NakCode;
   using enum cq::WcStatus;
   using enum AsyncEventType;
   using enum ErrorClass;
@@ -344,20 +345,21 @@ constexpr std::optional<ErrorClass> error_for_syndrome(std::uint8_t syndrome) {
     case wire::AethKind::NAK:
       break;
   }
-  switch (syndrome & 0x1Fu) {
-    case 0:
+  const std::optional<wire::NakCode> code = wire::nak_code(syndrome);
+  if (!code) return ErrorClass::REQ_RESERVED_NAK;
+  switch (*code) {
+    case wire::NakCode::PSN_SEQUENCE_ERROR:
       return ErrorClass::RESP_PSN_SEQUENCE;
-    case 1:
+    case wire::NakCode::INVALID_REQUEST:
       return ErrorClass::REQ_REMOTE_INVALID_REQUEST;
-    case 2:
+    case wire::NakCode::REMOTE_ACCESS_ERROR:
       return ErrorClass::REQ_REMOTE_ACCESS;
-    case 3:
+    case wire::NakCode::REMOTE_OPERATIONAL_ERROR:
       return ErrorClass::REQ_REMOTE_OPERATIONAL;
-    case 4:
+    case wire::NakCode::INVALID_RD_REQUEST:
       return ErrorClass::REQ_REMOTE_INVALID_RD_REQUEST;
-    default:
-      return ErrorClass::REQ_RESERVED_NAK;
   }
+  return ErrorClass::REQ_RESERVED_NAK;
 }
 
 // The status an RC requester completes its WQE with on receiving this syndrome; nullopt when
@@ -380,7 +382,7 @@ constexpr std::optional<std::uint8_t> nak_syndrome(const Outcome& o,
     case Response::NAK:
       return o.nak_code;
     case Response::RNR_NAK:
-      return static_cast<std::uint8_t>(0x20u | (min_rnr_timer & 0x1Fu));
+      return wire::rnr_nak_syndrome(min_rnr_timer);
     case Response::NONE:
     case Response::SILENT_DROP:
     case Response::ACK:

@@ -9,6 +9,7 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace rocecert::mem {
 
@@ -61,20 +62,44 @@ struct MwId {
   friend constexpr auto operator<=>(MwId, MwId) = default;
 };
 
-// enum ibv_access_flags (§7.2), values as in libibverbs verbs.h.
+// The access flags: the one list the Access enum, to_string(Access), the masks below and the
+// scenario names (conformance/scenario/names.cpp) are derived from. X(NAME, bit): the flag is
+// IBV_ACCESS_<NAME> = 1 << bit of enum ibv_access_flags in rdma-core libibverbs/verbs.h (the
+// kernel's IB_ACCESS_* in include/rdma/ib_verbs.h has the same bits). RELAXED_ORDERING is
+// IBV_ACCESS_OPTIONAL_FIRST, the first bit of the optional range.
+#define ROCECERT_ACCESS_FLAGS(X) \
+  X(LOCAL_WRITE, 0)              \
+  X(REMOTE_WRITE, 1)             \
+  X(REMOTE_READ, 2)              \
+  X(REMOTE_ATOMIC, 3)            \
+  X(MW_BIND, 4)                  \
+  X(ZERO_BASED, 5)               \
+  X(ON_DEMAND, 6)                \
+  X(HUGETLB, 7)                  \
+  X(FLUSH_GLOBAL, 8)             \
+  X(FLUSH_PERSISTENT, 9)         \
+  X(RELAXED_ORDERING, 20)
+
+// enum ibv_access_flags, values as in libibverbs verbs.h.
 enum class Access : std::uint32_t {
   NONE = 0,
-  LOCAL_WRITE = 0x1,
-  REMOTE_WRITE = 0x2,
-  REMOTE_READ = 0x4,
-  REMOTE_ATOMIC = 0x8,
-  MW_BIND = 0x10,
-  ZERO_BASED = 0x20,
-  ON_DEMAND = 0x40,
-  HUGETLB = 0x80,
-  FLUSH_GLOBAL = 0x100,
-  FLUSH_PERSISTENT = 0x200,
-  RELAXED_ORDERING = 0x100000,  // bit 20, first of the optional range
+#define ROCECERT_X(name, bit) name = 1u << (bit),
+  ROCECERT_ACCESS_FLAGS(ROCECERT_X)
+#undef ROCECERT_X
+};
+
+// One row of the list: the name scenarios and traces use, the flag, its bit in
+// ibv_access_flags and the libibverbs spelling.
+struct AccessFlagInfo {
+  std::string_view name;  // "LOCAL_WRITE"
+  Access flag;
+  unsigned ibv_bit;
+  std::string_view ibv_name;  // "IBV_ACCESS_LOCAL_WRITE"
+};
+inline constexpr AccessFlagInfo kAccessFlags[] = {
+#define ROCECERT_X(name, bit) {#name, Access::name, bit, "IBV_ACCESS_" #name},
+    ROCECERT_ACCESS_FLAGS(ROCECERT_X)
+#undef ROCECERT_X
 };
 
 constexpr Access operator|(Access a, Access b) {
@@ -103,11 +128,20 @@ constexpr bool contains(Access set, Access required) {
   return (set & required) == required;
 }
 
-// IB_UVERBS_ACCESS_OPTIONAL_FIRST..LAST: bits 20-29. Best effort; never fail a registration.
-inline constexpr std::uint32_t kAccessOptionalMask = 0x3FF00000u;
-// The defined non-optional bits 0-9. Anything outside this and the optional range is EINVAL
-// (kernel ib_check_mr_access).
-inline constexpr std::uint32_t kAccessDefinedMask = 0x3FFu;
+// IB_UVERBS_ACCESS_OPTIONAL_FIRST..LAST (include/uapi/rdma/ib_user_ioctl_verbs.h): bits 20-29.
+// Best effort; never fail a registration.
+inline constexpr unsigned kAccessOptionalFirstBit = 20;
+inline constexpr unsigned kAccessOptionalLastBit = 29;
+inline constexpr std::uint32_t kAccessOptionalMask =
+    ((1u << (kAccessOptionalLastBit + 1)) - 1u) & ~((1u << kAccessOptionalFirstBit) - 1u);
+// The defined non-optional bits (0-9): the flags of the list below the optional range.
+// Anything outside this and the optional range is EINVAL (kernel ib_check_mr_access).
+inline constexpr std::uint32_t kAccessDefinedMask = [] {
+  std::uint32_t m = 0;
+  for (const AccessFlagInfo& f : kAccessFlags)
+    if (f.ibv_bit < kAccessOptionalFirstBit) m |= 1u << f.ibv_bit;
+  return m;
+}();
 inline constexpr Access kRemoteRights =
     Access::REMOTE_READ | Access::REMOTE_WRITE | Access::REMOTE_ATOMIC;
 

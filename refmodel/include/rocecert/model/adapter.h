@@ -101,20 +101,19 @@ struct RecvWr {
   std::vector<tx::Sge> sg_list;
 };
 
-// What post_send / post_recv answer (the errno a verbs call would return, as a value).
+// What post_send / post_recv answer (the errno a verbs call would return, as a value); the
+// list is rocecert/model/post_errors.def.
 enum class PostError : std::uint8_t {
-  OK,
-  NO_SUCH_QP,
-  INVALID_STATE,      // EINVAL: state does not allow posting (docs/spec-notes.md §6.3)
-  INVALID_OPCODE,     // EINVAL: opcode not valid for the QP type (docs/spec-notes.md §2.5)
-  TOO_MANY_SGE,       // EINVAL
-  INLINE_TOO_LONG,    // EINVAL
-  BAD_ATOMIC,         // EINVAL: length != 8 or remote VA not 8-byte aligned (docs/spec-notes.md
-                      // §7.6)
-  MESSAGE_TOO_LONG,   // EINVAL: > 2^31
-  QUEUE_FULL,         // ENOMEM
-  SRQ_ATTACHED,       // EINVAL: post_recv on a QP that uses an SRQ
+#define ROCECERT_POST_ERROR(name) name,
+#include "rocecert/model/post_errors.def"
+#undef ROCECERT_POST_ERROR
 };
+inline constexpr PostError kAllPostErrors[] = {
+#define ROCECERT_POST_ERROR(name) PostError::name,
+#include "rocecert/model/post_errors.def"
+#undef ROCECERT_POST_ERROR
+};
+// The name in post_errors.def ("NO_SUCH_QP"), which scenarios use too.
 std::string_view to_string(PostError e);
 
 // The UDP source port rxe 6.1 uses for a QP pair: rdma_calc_flow_label(lqpn, rqpn) folded by

@@ -1,10 +1,11 @@
 // What one simulated device allows (DeviceLimits) and which of the documented source
 // disagreements it follows (QpProfile). The defaults follow current Linux core verbs and the spec
-// where the notes name one; each switch names the docs/spec-notes.md section that explains it.
+// where the digest names one; each switch names the digest section that explains it.
 #pragma once
 
 #include <cstdint>
 
+#include "rocecert/mem/keys.h"
 #include "rocecert/qp/types.h"
 
 namespace rocecert::qp {
@@ -26,10 +27,12 @@ struct DeviceLimits {
   std::uint32_t max_inline_data = 512;  // rxe RXE_MAX_INLINE_DATA (recent kernels)
   // Access flags a QP accepts (rxe RXE_ACCESS_SUPPORTED_QP: LOCAL_WRITE, REMOTE_*, MW_BIND,
   // ON_DEMAND, FLUSH_*, and the optional range, IBTA Vol. 1 §10.6; docs/spec-notes.md §7.2).
-  std::uint32_t qp_access_supported = kAccessLocalWrite | kAccessRemoteWrite | kAccessRemoteRead |
-                                      kAccessRemoteAtomic | kAccessMwBind | kAccessOnDemand |
-                                      kAccessFlushGlobal | kAccessFlushPersistent |
-                                      kAccessOptionalRange;
+  // The flags are mem::Access (rocecert/mem/keys.h), the values of enum ibv_access_flags.
+  std::uint32_t qp_access_supported =
+      mem::to_u32(mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE | mem::Access::REMOTE_READ |
+                  mem::Access::REMOTE_ATOMIC | mem::Access::MW_BIND | mem::Access::ON_DEMAND |
+                  mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT) |
+      mem::kAccessOptionalMask;
 };
 
 // Which PATH_MTU bound modify_qp enforces.

@@ -27,8 +27,7 @@ enum class ModifyError : std::uint8_t {
   ILLEGAL_TRANSITION,     // rules 1 and 5: the (cur, next) cell is not valid for the QP type
   MISSING_REQUIRED_ATTR,  // rule 2: ModifyCheck::attrs names the missing bits
   UNEXPECTED_ATTR,        // rule 3: ModifyCheck::attrs names the bits outside req|opt|STATE
-  SQ_DRAINING,            // docs/spec-notes.md §6.6: leaving SQD for anything but ERR while
-                          // draining
+  SQ_DRAINING,            // docs/spec-notes.md §6.6: leaving SQD for anything but ERR while draining
   // Value checks (attr.h validate_attr_values); ModifyCheck::attrs names the attribute.
   INVALID_PATH_MTU,            // path_mtu not 1..5
   PATH_MTU_ABOVE_PORT,         // path_mtu above the port's active (or max) MTU
@@ -203,6 +202,72 @@ constexpr std::array<TransitionEntry, kTransitionEntryCount> transition_entries(
     }
   }
   return out;
+}
+
+// What a QP does in each state (IBA Vol. 1 §10.3.1 "QP states"; docs/qp-state-machine.md):
+// the one table the adapter's post_send / post_recv checks, the frame admission, the
+// responder, the requester, the retransmission timers and the flush all query. The rules are
+// the same for RC, UC and UD: a type changes which operations exist, not what a state allows.
+enum class QueueFlush : std::uint8_t {
+  NONE,        // nothing is flushed
+  SEND_QUEUE,  // SQE: the send queue's WQEs complete with WR_FLUSH_ERR, the receive queue stays
+  ALL,         // the send queue, then the receive queue (an SRQ only loses the WQE in progress)
+};
+struct StateRules {
+  QpState state = QpState::RESET;
+  // ibv_post_send is accepted (rxe_verbs.c rxe_post_send: EINVAL below RTS).
+  bool post_send = false;
+  // ibv_post_recv is accepted (rxe_verbs.c rxe_post_recv: EINVAL in RESET).
+  bool post_recv = false;
+  // A WR posted now completes at once with WR_FLUSH_ERR (rxe_verbs.c: flush in ERR).
+  bool flush_on_post = false;
+  // Request packets are accepted and executed, and the responder sends (coalesced) ACKs
+  // (rxe_recv.c check_type_state: requests need RTR or later).
+  bool rq_processes = false;
+  // The requester sends packets of WQEs it already started (rxe_req.c rxe_requester).
+  bool sq_processes = false;
+  // The requester starts new WQEs (SQD and SQE finish what is in flight only; §10.3.1).
+  bool sq_starts_wqe = false;
+  // Response packets (ACK, NAK, READ response, atomic ACK) are processed, and the
+  // retransmission and RNR timers resend (rxe_comp.c rxe_completer).
+  bool processes_responses = false;
+  // What flush() completes with WR_FLUSH_ERR in this state.
+  QueueFlush flush = QueueFlush::ALL;
+};
+
+// clang-format off
+inline constexpr std::array<StateRules, kQpStateCount> kStateRules = [] {
+  using enum QpState;
+  using enum QueueFlush;
+  // Columns: post_send, post_recv, flush_on_post, rq_processes, sq_processes, sq_starts_wqe,
+  // processes_responses, flush.
+  //           state  send   recv   f_post rq     sq     start  resp   flush
+  return std::array{
+    StateRules{RESET, false, false, false, false, false, false, false, ALL},
+    StateRules{INIT,  false, true,  false, false, false, false, false, ALL},
+    StateRules{RTR,   false, true,  false, true,  false, false, false, ALL},
+    StateRules{RTS,   true,  true,  false, true,  true,  true,  true,  ALL},
+    StateRules{SQD,   true,  true,  false, true,  true,  false, true,  ALL},
+    StateRules{SQE,   true,  true,  false, true,  true,  false, false, SEND_QUEUE},
+    StateRules{ERR,   true,  true,  true,  false, false, false, false, ALL},
+  };
+}();
+// clang-format on
+
+namespace detail {
+constexpr bool state_rules_are_indexed() {
+  for (std::size_t i = 0; i < kStateRules.size(); ++i)
+    if (qp_state_index(kStateRules[i].state) != i) return false;
+  return true;
+}
+}  // namespace detail
+static_assert(detail::state_rules_are_indexed(), "kStateRules rows must follow kAllQpStates");
+
+// The row of a state; an out-of-range state allows nothing.
+constexpr StateRules state_rules(QpState s) {
+  if (!is_valid_state(s)) return StateRules{s, false, false, false, false, false, false, false,
+                                            QueueFlush::ALL};
+  return kStateRules[qp_state_index(s)];
 }
 
 // CUR_STATE may be given only in these states (docs/spec-notes.md §6.2 rule 4).

@@ -158,20 +158,6 @@ constexpr bool path_mtu_from_bytes(std::uint32_t bytes, PathMtu& out) {
   return false;
 }
 
-// QP access flags that modify_qp(ACCESS_FLAGS) may carry (enum ibv_access_flags, IBTA Vol. 1 §10.6;
-// docs/spec-notes.md §7.2).
-enum QpAccessFlag : std::uint32_t {
-  kAccessLocalWrite = 0x1,
-  kAccessRemoteWrite = 0x2,
-  kAccessRemoteRead = 0x4,
-  kAccessRemoteAtomic = 0x8,
-  kAccessMwBind = 0x10,
-  kAccessOnDemand = 0x40,
-  kAccessFlushGlobal = 0x100,
-  kAccessFlushPersistent = 0x200,
-  kAccessOptionalRange = 0x3FF00000,  // bits 20-29: best-effort flags (RELAXED_ORDERING, ...)
-};
-
 std::string_view to_string(QpType t);
 std::string_view to_string(QpState s);  // "RESET" ... "ERR"; any other raw value gives "?"
 std::string_view to_string(AttrBit b);  // "STATE", "CUR_STATE", ... as ibv names them

@@ -67,8 +67,13 @@ struct SegmentPlan {
 
 SegmentPlan segment(const SegmentRequest& req);
 
-// The wire opcode for one packet of a message, or 0xFF when the transport has no such
-// operation. position: FIRST, MIDDLE, LAST or ONLY.
+// What wire_opcode() answers when the transport has no such packet (0xFF is a manufacturer
+// specific opcode, never one the model sends).
+inline constexpr std::uint8_t kNoOpcode = 0xFF;
+
+// The wire opcode for one packet of a message, or kNoOpcode when the transport has no such
+// operation. position: FIRST, MIDDLE, LAST or ONLY. Looked up in the wire opcode table
+// (rocecert/wire/opcodes.def) by transport, operation, position and ImmDt/IETH flags.
 std::uint8_t wire_opcode(wire::Transport transport, WrOpcode op, wire::Position position);
 
 inline constexpr std::uint64_t kMaxMessageLength = 1ull << 31;  // IBA §9.4.1 (2^31 bytes)

@@ -5,6 +5,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include "rocecert/wire/bytes.h"
@@ -105,22 +106,87 @@ void write_atomicacketh(MutableByteSpan b, const AtomicAckEth& h);
 void write_immdt(MutableByteSpan b, const ImmDt& h);
 void write_ieth(MutableByteSpan b, const Ieth& h);
 
-// AETH syndrome classification (IBA §9.7.5.1; rxe_hdr.h enum aeth_syndrome).
+// AETH syndrome layout (IBA Vol. 1 §9.3.5, §9.7.5.1; rxe_hdr.h enum aeth_syndrome): bit 7 is
+// reserved and must be 0, bits 6:5 the type, bits 4:0 the value (ACK: credit count, RNR NAK:
+// the RNR timer code, NAK: the NAK code). Every syndrome the model builds or reads is spelled
+// with these constants and NakCode; no syndrome number is typed anywhere else.
+inline constexpr std::uint8_t kAethReservedBit = 0x80;
+inline constexpr std::uint8_t kAethTypeMask = 0x60;
+inline constexpr std::uint8_t kAethTypeAck = 0x00;
+inline constexpr std::uint8_t kAethTypeRnrNak = 0x20;
+inline constexpr std::uint8_t kAethTypeReserved = 0x40;
+inline constexpr std::uint8_t kAethTypeNak = 0x60;
+inline constexpr std::uint8_t kAethValueMask = 0x1F;
+
 enum class AethKind : std::uint8_t { ACK, RNR_NAK, RESERVED, NAK };
 constexpr AethKind aeth_kind(std::uint8_t syndrome) {
-  if (syndrome & 0x80) return AethKind::RESERVED;  // bit 7 is reserved and must be 0
-  switch ((syndrome >> 5) & 0x3) {
-    case 0: return AethKind::ACK;
-    case 1: return AethKind::RNR_NAK;
-    case 2: return AethKind::RESERVED;
+  if (syndrome & kAethReservedBit) return AethKind::RESERVED;
+  switch (syndrome & kAethTypeMask) {
+    case kAethTypeAck: return AethKind::ACK;
+    case kAethTypeRnrNak: return AethKind::RNR_NAK;
+    case kAethTypeReserved: return AethKind::RESERVED;
     default: return AethKind::NAK;
   }
 }
-// NAK codes carried in syndrome bits 4:0 when the kind is NAK.
+// Bits 4:0: the credit count, RNR timer code or NAK code.
+constexpr std::uint8_t aeth_value(std::uint8_t syndrome) {
+  return static_cast<std::uint8_t>(syndrome & kAethValueMask);
+}
+
+// The NAK codes (syndrome bits 4:0 when the type is NAK; IBA Vol. 1 §9.7.5.1, rxe_hdr.h
+// AETH_NAK_*): X(NAME, code). Codes above the last one are reserved. aeth_name() prints
+// "NAK_" NAME.
+#define ROCECERT_NAK_CODES(X)       \
+  X(PSN_SEQUENCE_ERROR, 0)          \
+  X(INVALID_REQUEST, 1)             \
+  X(REMOTE_ACCESS_ERROR, 2)         \
+  X(REMOTE_OPERATIONAL_ERROR, 3)    \
+  X(INVALID_RD_REQUEST, 4)
+
 enum class NakCode : std::uint8_t {
-  PSN_SEQUENCE_ERROR = 0, INVALID_REQUEST = 1, REMOTE_ACCESS_ERROR = 2,
-  REMOTE_OPERATIONAL_ERROR = 3, INVALID_RD_REQUEST = 4
+#define ROCECERT_X(name, code) name = code,
+  ROCECERT_NAK_CODES(ROCECERT_X)
+#undef ROCECERT_X
 };
+inline constexpr NakCode kAllNakCodes[] = {
+#define ROCECERT_X(name, code) NakCode::name,
+    ROCECERT_NAK_CODES(ROCECERT_X)
+#undef ROCECERT_X
+};
+// "NAK_PSN_SEQUENCE_ERROR", ...: the name aeth_name() gives a NAK with this code.
+constexpr std::string_view nak_name(NakCode c) {
+  switch (c) {
+#define ROCECERT_X(name, code) \
+  case NakCode::name:          \
+    return "NAK_" #name;
+    ROCECERT_NAK_CODES(ROCECERT_X)
+#undef ROCECERT_X
+  }
+  return "NAK_RESERVED";
+}
+// The first reserved NAK code (IBA Vol. 1 §9.7.5.1: the codes after Invalid RD Request).
+inline constexpr std::uint8_t kFirstReservedNakCode =
+    static_cast<std::uint8_t>(static_cast<std::uint8_t>(NakCode::INVALID_RD_REQUEST) + 1);
+
+// The syndromes themselves.
+constexpr std::uint8_t nak_syndrome(NakCode c) {
+  return static_cast<std::uint8_t>(kAethTypeNak | static_cast<std::uint8_t>(c));
+}
+constexpr std::uint8_t rnr_nak_syndrome(std::uint8_t timer_code) {
+  return static_cast<std::uint8_t>(kAethTypeRnrNak | (timer_code & kAethValueMask));
+}
+constexpr std::uint8_t ack_syndrome(std::uint8_t credits) {
+  return static_cast<std::uint8_t>(kAethTypeAck | (credits & kAethValueMask));
+}
+// The NAK code of a NAK syndrome; nullopt for another type or a reserved code.
+constexpr std::optional<NakCode> nak_code(std::uint8_t syndrome) {
+  if (aeth_kind(syndrome) != AethKind::NAK) return std::nullopt;
+  const std::uint8_t v = aeth_value(syndrome);
+  for (NakCode c : kAllNakCodes)
+    if (static_cast<std::uint8_t>(c) == v) return c;
+  return std::nullopt;
+}
+
 // "ACK", "RNR_NAK", "NAK_PSN_SEQUENCE_ERROR", "NAK_REMOTE_ACCESS_ERROR", ... "RESERVED" for an
 // AETH syndrome: the names `rocecert decode` prints and scenarios use.
 std::string_view aeth_name(std::uint8_t syndrome);
