@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   clang libclang-rt-14-dev           # libFuzzer targets and their sanitizer runtimes
+  clang-format-14                    # make format / make check-format (scripts/check-format.sh)
   libz3-dev libpcap-dev libdeflate-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
