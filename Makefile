@@ -1,6 +1,9 @@
 # rocecert — every entry point sets up what it needs first (Debian packages, configure, build).
 #   make demo   install missing packages, build, decode the bundled real captures
-#   make test   install missing packages, build (release, ASan/UBSan, fuzz), run every test
+#   make test   install missing packages, check the format, build (release, ASan/UBSan, fuzz),
+#               run every test
+#   make format        apply .clang-format to every tracked C/C++ source
+#   make check-format  check it (scripts/check-format.sh); `make test` runs it first
 #   make bench  install missing packages, build, run the benchmarks (figures in docs/bench.md)
 JOBS    ?= 2
 BUILD   ?= build
@@ -8,7 +11,8 @@ CMAKE   ?= cmake
 GEN     := -G Ninja
 WERROR  := -DROCECERT_WERROR=ON
 
-.PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean
+.PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean \
+        format check-format
 
 all: build
 
@@ -46,8 +50,16 @@ test-asan: build-asan
 test-fuzz: build-fuzz
 	cd $(BUILD)/fuzz && ctest -j $(JOBS) --output-on-failure
 
-test: test-release test-asan test-fuzz
-	@echo "make test: release, ASan/UBSan and fuzz suites passed"
+format: deps
+	@bash scripts/check-format.sh --fix
+
+check-format: deps
+	@bash scripts/check-format.sh
+
+# The format check first, alone, so that a badly formatted tree fails before anything builds.
+test: check-format
+	@$(MAKE) --no-print-directory test-release test-asan test-fuzz
+	@echo "make test: format check, release, ASan/UBSan and fuzz suites passed"
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)/release

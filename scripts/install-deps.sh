@@ -7,11 +7,13 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config
   clang libclang-rt-14-dev           # libFuzzer targets and their sanitizer runtimes
+  clang-format-14                    # make format / make check-format (scripts/check-format.sh)
   libpcap-dev libdeflate-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
   tshark                             # independent oracle in the test suite and the benchmark
-  python3 python3-jsonschema          # validates the scenario examples against their schema
+  wireshark-common                   # editcap (tshark depends on it; the pcap tests run it)
+  python3 python3-jsonschema          # /usr/bin/python3 validates the scenarios against the schema
 )
 
 missing=()

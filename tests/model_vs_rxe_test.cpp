@@ -4,6 +4,9 @@
 // payload length, RETH DMA length, AETH syndrome and MSN, ImmDt. Every difference is named.
 // Fields an implementation chooses freely (addresses, keys, IP id, UDP source port) are not
 // compared here; the UDP source port rule of the rxe profile is checked on its own.
+// Sequences are compared whole, both ways: the model may send neither more nor fewer packets
+// than the capture, except where a test states each extra packet and why (send_too_long).
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <array>
@@ -89,6 +92,26 @@ int compare(const std::string& what, const std::vector<Row>& model, const std::v
   return diffs;
 }
 
+// rxe's requester is slow under emulation: after a NAK it may have sent fewer of the packets
+// that follow than the model, which puts a whole message on the wire at once. Such a case
+// states the model's extra packets one by one: the capture's packets followed by them must be
+// the model's whole sequence.
+std::vector<Row> followed_by(std::vector<Row> rows, const std::vector<Row>& extra) {
+  rows.insert(rows.end(), extra.begin(), extra.end());
+  return rows;
+}
+
+Row send_packet(wire::Opcode op, std::uint32_t psn, std::uint32_t payload_len,
+                bool ackreq = false) {
+  Row r;
+  r.opcode = wire::to_u8(op);
+  r.psn = psn & 0xFFFFFF;
+  r.ackreq = ackreq;
+  r.padcnt = static_cast<std::uint8_t>((4 - payload_len % 4) % 4);
+  r.payload_len = payload_len;
+  return r;
+}
+
 constexpr std::uint32_t kAll = 0x1 | 0x2 | 0x4 | 0x8;
 
 tx::SendWr wr_of(Pair& t, std::uint64_t id, tx::WrOpcode op, std::uint64_t laddr, std::uint32_t len,
@@ -100,6 +123,55 @@ tx::SendWr wr_of(Pair& t, std::uint64_t id, tx::WrOpcode op, std::uint64_t laddr
 }
 
 }  // namespace
+
+namespace {
+
+// The differences compare() reports, collected instead of failing the running test.
+std::vector<std::string> differences(const std::vector<Row>& model, const std::vector<Row>& real) {
+  ::testing::TestPartResultArray results;
+  {
+    const ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    compare("case", model, real);
+  }
+  std::vector<std::string> out;
+  for (int i = 0; i < results.size(); ++i) {
+    std::string m = results.GetTestPartResult(i).message();
+    if (m.rfind("Failed\n", 0) == 0) m.erase(0, 7);  // ADD_FAILURE()'s header
+    out.push_back(m);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST(ModelVsRxeComparison, TheWholeSequenceIsCompared) {
+  // The comparison the tests below rely on: one packet more or fewer on the model's side is a
+  // difference, wherever it is.
+  const std::vector<Row> real = load("rc_ops_mtu4096.pcap").dir[0];
+  ASSERT_GT(real.size(), 3u);
+  const std::string n = std::to_string(real.size());
+  EXPECT_TRUE(differences(real, real).empty());
+  std::vector<Row> one_more = real;
+  one_more.push_back(real.back());
+  EXPECT_EQ(differences(one_more, real),
+            std::vector<std::string>{"case: model sent " + std::to_string(real.size() + 1) +
+                                     " packets, rxe " + n});
+  std::vector<Row> duplicated = real;
+  duplicated.insert(duplicated.begin() + 1, real[1]);
+  const auto dup = differences(duplicated, real);
+  ASSERT_GT(dup.size(), 1u);
+  EXPECT_EQ(dup[0], "case: model sent " + std::to_string(real.size() + 1) + " packets, rxe " + n);
+  const std::vector<Row> one_fewer(real.begin(), real.end() - 1);
+  EXPECT_EQ(differences(one_fewer, real),
+            std::vector<std::string>{"case: model sent " + std::to_string(real.size() - 1) +
+                                     " packets, rxe " + n});
+  // A stated tail is held to the same rule as the capture.
+  const std::vector<Row> tail = {real.back()};
+  EXPECT_TRUE(differences(one_more, followed_by(real, tail)).empty());
+  EXPECT_FALSE(differences(real, followed_by(real, tail)).empty());
+  EXPECT_FALSE(differences(followed_by(one_more, tail), followed_by(real, tail)).empty());
+}
 
 TEST(ModelVsRxe, RcOpsMtu4096) {
   // rxe_probe rc_ops -m 4096 -p 0x000100: A's first PSN 0x100; B's READ at the end starts at
@@ -202,14 +274,6 @@ namespace {
 
 std::uint32_t first_psn(const Captured& c) { return c.dir[0].front().psn; }
 
-// rxe's requester is slow under emulation: after a NAK it has sent fewer of the packets that
-// follow than the model, which puts a whole message on the wire at once. Compare the requests
-// up to the last one rxe sent.
-std::vector<Row> prefix(std::vector<Row> rows, std::size_t n) {
-  if (rows.size() > n) rows.resize(n);
-  return rows;
-}
-
 }  // namespace
 
 TEST(ModelVsRxe, WriteBadRkey) {
@@ -254,7 +318,14 @@ TEST(ModelVsRxe, SendLongerThanTheReceiveBuffer) {
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 2000)), model::PostError::OK);
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(2, tx::WrOpcode::SEND, kBase, 4096)), model::PostError::OK);
   t.sim.run_until();
-  EXPECT_EQ(compare("send_too_long A→B", prefix(model_rows(t.rec, 0), real.dir[0].size()), real.dir[0]), 0);
+  // rxe's requester had sent only the FIRST packet of the 4096-byte SEND when the NAK of that
+  // packet came back; the model puts the whole message on the wire at once: its MIDDLE,
+  // MIDDLE and LAST packets follow, which the responder (in ERR) drops.
+  const std::uint32_t psn = first_psn(real);
+  const std::vector<Row> extra = {send_packet(wire::Opcode::RC_SEND_MIDDLE, psn + 3, 1024),
+                                  send_packet(wire::Opcode::RC_SEND_MIDDLE, psn + 4, 1024),
+                                  send_packet(wire::Opcode::RC_SEND_LAST, psn + 5, 1024, true)};
+  EXPECT_EQ(compare("send_too_long A→B", model_rows(t.rec, 0), followed_by(real.dir[0], extra)), 0);
   EXPECT_EQ(compare("send_too_long B→A", model_rows(t.rec, 1), real.dir[1]), 0);
   const auto awc = t.poll(t.a);
   ASSERT_EQ(awc.size(), 2u);

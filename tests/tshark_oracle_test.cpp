@@ -3,6 +3,7 @@
 // field tshark decodes must equal ours, frame by frame. Where tshark 4.0 cannot decode the
 // extended headers (tshark_cannot_decode_headers says which and why), those are counted, not
 // compared; their IP, UDP and BTH fields still are.
+#include <gtest/gtest-spi.h>
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -10,6 +11,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -22,6 +24,7 @@
 #include "rocecert/pcap/writer.h"
 #include "rocecert/wire/decode.h"
 #include "rocecert/wire/sample_frames.h"
+#include "support/require_tool.h"
 
 using namespace rocecert;
 using wire::Header;
@@ -191,7 +194,10 @@ std::vector<std::vector<std::string>> run_tshark(const std::string& pcap) {
   return rows;
 }
 
-bool have_tshark() { return std::system("tshark --version > /dev/null 2>&1") == 0; }
+bool have_tshark() {
+  return rocecert::testing::tool_on_path("tshark") &&
+         rocecert::testing::command_succeeds("tshark --version");
+}
 
 struct Tally {
   std::uint64_t compared = 0;
@@ -244,8 +250,55 @@ std::string temp_path(const std::string& name) {
 
 }  // namespace
 
+namespace {
+
+void needs(bool available) {
+  ROCECERT_REQUIRE_TOOL(available, "no-such-tool");
+}
+
+// What needs(available) records with the environment variable CI set to `ci` (nullptr: unset).
+std::vector<::testing::TestPartResult::Type> outcome(bool available, const char* ci) {
+  const char* saved = std::getenv("CI");
+  const std::string keep = saved ? saved : "";
+  if (ci) {
+    ::setenv("CI", ci, 1);
+  } else {
+    ::unsetenv("CI");
+  }
+  ::testing::TestPartResultArray results;
+  {
+    const ::testing::ScopedFakeTestPartResultReporter intercept(
+        ::testing::ScopedFakeTestPartResultReporter::INTERCEPT_ONLY_CURRENT_THREAD, &results);
+    needs(available);
+  }
+  if (saved) {
+    ::setenv("CI", keep.c_str(), 1);
+  } else {
+    ::unsetenv("CI");
+  }
+  std::vector<::testing::TestPartResult::Type> v;
+  for (int i = 0; i < results.size(); ++i) v.push_back(results.GetTestPartResult(i).type());
+  return v;
+}
+
+}  // namespace
+
+// The rule of tests/support/require_tool.h, which the tool-dependent tests of the tree use:
+// a missing tool fails the test in CI and skips it elsewhere.
+TEST(RequireTool, AMissingToolFailsInCiAndSkipsElsewhere) {
+  using Type = ::testing::TestPartResult::Type;
+  EXPECT_EQ(outcome(false, "true"), std::vector<Type>{Type::kFatalFailure});
+  EXPECT_EQ(outcome(false, "1"), std::vector<Type>{Type::kFatalFailure});
+  EXPECT_EQ(outcome(false, nullptr), std::vector<Type>{Type::kSkip});
+  EXPECT_EQ(outcome(false, "false"), std::vector<Type>{Type::kSkip});
+  EXPECT_TRUE(outcome(true, "true").empty());
+  EXPECT_TRUE(outcome(true, nullptr).empty());
+  EXPECT_TRUE(rocecert::testing::tool_on_path("sh"));
+  EXPECT_FALSE(rocecert::testing::tool_on_path("rocecert-no-such-tool"));
+}
+
 TEST(TsharkOracle, EveryOpcodeIpv4Ipv6Vlan) {
-  ASSERT_TRUE(have_tshark()) << "tshark is part of the test dependencies (scripts/install-deps.sh)";
+  ROCECERT_REQUIRE_TOOL(have_tshark(), "tshark");
   const std::string file = temp_path("all_opcodes.pcap");
   std::size_t written = 0;
   {
@@ -276,7 +329,7 @@ TEST(TsharkOracle, EveryOpcodeIpv4Ipv6Vlan) {
 class TsharkRealCapture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TsharkRealCapture, AgreesOnEveryField) {
-  ASSERT_TRUE(have_tshark());
+  ROCECERT_REQUIRE_TOOL(have_tshark(), "tshark");
   const Tally t = compare_with_tshark(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real/" + GetParam());
   EXPECT_GT(t.compared, 0u);
   EXPECT_EQ(t.blind, 0u);  // rxe sends nothing tshark cannot decode

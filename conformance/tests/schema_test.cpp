@@ -11,6 +11,7 @@
 #include <fstream>
 #include <string>
 
+#include "../../tests/support/require_tool.h"
 #include "names.h"
 
 using namespace rocecert::conformance;
@@ -39,14 +40,19 @@ std::vector<std::string> schema_enum(const json& schema, const std::string& def)
   return schema.at("$defs").at(def).at("enum").get<std::vector<std::string>>();
 }
 
+// Debian's python3, where python3-jsonschema installs (a python3 earlier on PATH, e.g. a pyenv
+// shim, may lack the module).
+const std::string kPython = "/usr/bin/python3";
+
 bool have_jsonschema() {
-  return std::system("python3 -c 'import jsonschema' > /dev/null 2>&1") == 0;
+  return rocecert::testing::command_succeeds(kPython + " -c 'import jsonschema'");
 }
 
 // Validates `file` against the schema; "" when valid, else jsonschema's first message.
 std::string validate(const std::string& file) {
   const std::string cmd =
-      "python3 -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
+      kPython +
+      " -c 'import json,sys,jsonschema; s=json.load(open(sys.argv[1])); "
       "jsonschema.Draft202012Validator.check_schema(s); "
       "e=sorted(jsonschema.Draft202012Validator(s).iter_errors(json.load(open(sys.argv[2]))), "
       "key=str); "
@@ -88,7 +94,7 @@ TEST(ScenarioSchema, EveryStepOpHasADefinition) {
 }
 
 TEST(ScenarioSchema, ExamplesAndVectorsValidate) {
-  if (!have_jsonschema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  ROCECERT_REQUIRE_TOOL(have_jsonschema(), "python3-jsonschema (for " + kPython + ")");
   int n = 0;
   for (const char* dir : {"examples", "vectors/scenarios"}) {
     for (const auto& e : std::filesystem::directory_iterator(source(dir))) {
@@ -101,7 +107,7 @@ TEST(ScenarioSchema, ExamplesAndVectorsValidate) {
 }
 
 TEST(ScenarioSchema, RejectsStructuralMistakes) {
-  if (!have_jsonschema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  ROCECERT_REQUIRE_TOOL(have_jsonschema(), "python3-jsonschema (for " + kPython + ")");
   // Names that do not resolve are beyond a schema; types, keys and enumerations are not.
   for (const char* f : {"unknown_key.json", "bad_opcode.json", "out_of_range.json",
                         "wrong_type.json", "missing_key.json", "bad_status.json"}) {
@@ -114,7 +120,7 @@ TEST(ScenarioSchema, RejectsStructuralMistakes) {
 }
 
 TEST(ScenarioSchema, RejectsBadFaultsSrqStepsAndAsyncEvents) {
-  if (!have_jsonschema()) GTEST_SKIP() << "python3-jsonschema is not installed";
+  ROCECERT_REQUIRE_TOOL(have_jsonschema(), "python3-jsonschema (for " + kPython + ")");
   const json good = load(source("vectors/scenarios/go_back_n.json"));
   const std::string f = (std::filesystem::temp_directory_path() /
                          ("rocecert-schema-" + std::to_string(::getpid()) + ".json"))

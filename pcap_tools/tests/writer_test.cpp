@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "rocecert/pcap/reader.h"
+#include "../../tests/support/require_tool.h"
 #include "test_support.h"
 
 namespace rocecert::pcap {
@@ -231,18 +232,7 @@ TEST_F(PcapTest, PcapngBytes) {
 // --- editcap as an independent implementation -------------------------------------------------
 
 bool have_editcap() {
-  const char* path = std::getenv("PATH");
-  if (path == nullptr) return false;
-  std::string dirs = path;
-  std::size_t start = 0;
-  while (start <= dirs.size()) {
-    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::filesystem::path candidate =
-        std::filesystem::path(dirs.substr(start, end - start)) / "editcap";
-    if (::access(candidate.c_str(), X_OK) == 0) return true;
-    start = end + 1;
-  }
-  return false;
+  return rocecert::testing::tool_on_path("editcap");
 }
 
 void editcap(const std::string& format, const std::string& in, const std::string& out) {
@@ -253,7 +243,7 @@ void editcap(const std::string& format, const std::string& in, const std::string
 // Our pcapng and editcap's conversion of our pcap (which libpcap wrote) read back the same;
 // and editcap can read our pcapng (converting it back to pcap loses nothing).
 TEST_F(PcapTest, PcapngAgreesWithEditcap) {
-  if (!have_editcap()) GTEST_SKIP() << "editcap is not on PATH";
+  ROCECERT_REQUIRE_TOOL(have_editcap(), "editcap (Debian package wireshark-common)");
   const std::vector<Frame> frames = sample_frames();
   for (const Precision precision : {Precision::Micro, Precision::Nano}) {
     SCOPED_TRACE(describe(Format::Pcapng, precision));
@@ -284,7 +274,7 @@ TEST_F(PcapTest, PcapngAgreesWithEditcap) {
 }
 
 TEST_F(PcapTest, RealCaptureThroughEditcapAndBack) {
-  if (!have_editcap()) GTEST_SKIP() << "editcap is not on PATH";
+  ROCECERT_REQUIRE_TOOL(have_editcap(), "editcap (Debian package wireshark-common)");
   const std::string real = std::string(ROCECERT_SOURCE_DIR) + "/vectors/real/rc_ops_mtu4096.pcap";
   const std::string theirs = dir_.file("editcap.pcapng");
   const std::string ours = dir_.file("ours.pcapng");

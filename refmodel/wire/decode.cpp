@@ -90,6 +90,9 @@ struct Decoder {
         if (f.empty()) return fail(DecodeErrc::truncated_link, 0);
         ethertype = (f[0] >> 4) == 6 ? kEtherTypeIpv6 : kEtherTypeIpv4;
         off = 0;
+        // No link header (has_eth stays false), but the EtherType the IP version implies is
+        // kept: to_spec() rebuilds the same IP packet on Ethernet from it.
+        p.eth.ethertype = ethertype;
         return true;
     }
     p.has_eth = true;
@@ -228,6 +231,8 @@ struct Decoder {
       p.icrc_ok = p.icrc_computed == p.icrc;
     }
 
+    // PadCnt is taken as the frame carries it, whatever the opcode: see transport_len() in
+    // refmodel/wire/encode.cpp for why a pad on a FIRST or MIDDLE packet is not a framing error.
     const std::size_t rest = icrc - op.header_len;  // payload + pad
     if (p.bth.padcnt > rest) {
       fail(DecodeErrc::pad_exceeds_payload, bth + 1);

@@ -24,6 +24,13 @@ std::size_t ip_header_len(const FrameSpec& s) {
   return s.ip.version == 6 ? kIpv6Len : std::max<std::size_t>(kIpv4MinLen, std::size_t{s.ip.ihl} * 4);
 }
 
+// The codec is faithful to BTH:PadCnt for every opcode: encode() writes the pad the spec holds
+// and decode() gives it back, so decode(encode(x)) == x. IBA Vol. 1 §9.2 (BTH, PadCnt): the pad
+// brings the payload to a 4-byte multiple. The packets of a message other than the last carry
+// exactly one PMTU (IBA Vol. 1 C9-92), a multiple of 4, so a FIRST or MIDDLE packet should have
+// PadCnt 0. A non-zero pad there makes a packet of the wrong length that the responder rejects
+// (rxe: rxe_resp_check_length() in drivers/infiniband/sw/rxe/rxe_resp.c) and that the checker
+// judges. It is a transport error, not a framing one: the codec keeps such a frame as it is.
 std::size_t transport_len(const FrameSpec& s) {
   const OpcodeInfo& op = opcode_info(s.bth.opcode);
   const std::size_t hdr = op.known ? op.header_len : kBthLen;

@@ -67,15 +67,25 @@ TEST(ModelMatrix, EveryDataOpcodeTypeAndSizeClass) {
                    " len " + std::to_string(len));
       Pair t(c.type, kMtu);
       const auto data = bytes(len, static_cast<std::uint8_t>(len));
+      // The WR's local buffer is `src` on A and its remote one `dst` on B, whatever the opcode:
+      // a SEND or WRITE carries A's src to B's dst, a READ brings B's dst back into A's src.
       const std::uint64_t src = kBase + 0x1000, dst = kBase + 0x40000;
       const bool read = c.op == tx::WrOpcode::RDMA_READ;
       (read ? t.b : t.a).ad->memory().write(read ? dst : src, data);
-      const bool recv = c.op == tx::WrOpcode::SEND || c.op == tx::WrOpcode::SEND_WITH_IMM ||
-                        c.op == tx::WrOpcode::SEND_WITH_INV || c.op == tx::WrOpcode::RDMA_WRITE_WITH_IMM;
-      if (recv) {
-        ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {42, {{dst, 0x20000, t.b.mr.lkey.value()}}}), model::PostError::OK);
+      // Where the bytes must land, checked below: it does not hold them before the operation.
+      model::Adapter& target = *(read ? t.a : t.b).ad;
+      const std::uint64_t landing = read ? src : dst;
+      if (len > 0) {
+        ASSERT_NE(target.memory().read_bytes(landing, len), data);
       }
-      tx::SendWr w = t.wr(1, c.op, read ? src : src, static_cast<std::uint32_t>(len));
+      const bool recv = c.op == tx::WrOpcode::SEND || c.op == tx::WrOpcode::SEND_WITH_IMM ||
+                        c.op == tx::WrOpcode::SEND_WITH_INV ||
+                        c.op == tx::WrOpcode::RDMA_WRITE_WITH_IMM;
+      if (recv) {
+        ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {42, {{dst, 0x20000, t.b.mr.lkey.value()}}}),
+                  model::PostError::OK);
+      }
+      tx::SendWr w = t.wr(1, c.op, src, static_cast<std::uint32_t>(len));
       w.remote_addr = dst;
       w.imm_data = 0xCAFE;
       w.invalidate_rkey = 0;  // names no fast-reg MR: the invalidation fails at the responder
@@ -102,7 +112,8 @@ TEST(ModelMatrix, EveryDataOpcodeTypeAndSizeClass) {
             answer = {"RC_RDMA_READ_RESPONSE_ONLY"};
           } else {
             answer.push_back("RC_RDMA_READ_RESPONSE_FIRST");
-            for (std::uint64_t i = 1; i + 1 < n; ++i) answer.push_back("RC_RDMA_READ_RESPONSE_MIDDLE");
+            for (std::uint64_t i = 1; i + 1 < n; ++i)
+              answer.push_back("RC_RDMA_READ_RESPONSE_MIDDLE");
             answer.push_back("RC_RDMA_READ_RESPONSE_LAST");
           }
         } else {
@@ -110,12 +121,10 @@ TEST(ModelMatrix, EveryDataOpcodeTypeAndSizeClass) {
         }
       }
       EXPECT_EQ(sent_by(t.rec, "B:"), answer);
-      // Memory: the bytes arrived where they should.
-      if (read) {
-        EXPECT_EQ(t.a.ad->memory().read_bytes(src, len), data);
-      } else {
-        EXPECT_EQ(t.b.ad->memory().read_bytes(dst, len), data);
-      }
+      // Memory: the bytes arrived where they should (A's src for a READ, B's dst otherwise), and
+      // not one byte further.
+      EXPECT_EQ(target.memory().read_bytes(landing, len), data);
+      EXPECT_EQ(target.memory().read_bytes(landing + len, 1), std::vector<std::uint8_t>{0});
       // Completions: the requester's, and the receive for SEND / WRITE_WITH_IMM.
       const auto swc = t.poll(t.a);
       ASSERT_EQ(swc.size(), 1u);
