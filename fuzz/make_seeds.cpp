@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
   for (std::uint8_t op : known_opcodes()) {
     for (unsigned ipv : {4u, 6u}) {
       const auto frame = encode(sample_frame(op, {ipv, ipv == 6, 13, 1}));
-      const std::string path = std::string(argv[1]) + "/op" + std::to_string(op) + "_v" +
-                               std::to_string(ipv);
+      const std::string path =
+          std::string(argv[1]) + "/op" + std::to_string(op) + "_v" + std::to_string(ipv);
       std::string bytes(1, '\0');  // link type 0: Ethernet
       bytes.append(reinterpret_cast<const char*>(frame.data()), frame.size());
       if (!write(path, bytes)) return 1;
