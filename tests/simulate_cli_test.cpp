@@ -57,3 +57,32 @@ TEST(CliSimulate, UnreadableFilesAndUsageErrorsExitTwo) {
   r = run_cli("simulate " + source("examples/rc_basic.json") + " --no-such-option");
   EXPECT_EQ(r.exit_code, 2);
 }
+
+// Input the JSON parser itself refuses, including what nlohmann reports without a position (a
+// number beyond a double's range): exit 2, one line with the file and the byte offset.
+TEST(CliSimulate, ParserErrorsExitTwoWithTheByteOffset) {
+  const std::string f = temp_path("parser_errors.json");
+  const std::string deep = "{\"seed\": " + std::string(100, '[') + std::string(100, ']') + "}";
+  for (const std::string& text :
+       {std::string(R"({"seed": 1e400})"), std::string(R"({"seed": -1e400})"),
+        std::string("{\"seed\": 1\0}", 12), std::string("{\"description\": \"\xC3\x28\"}"),
+        deep}) {
+    std::ofstream(f, std::ios::binary) << text;
+    const CliRun r = run_cli("simulate " + f);
+    EXPECT_EQ(r.exit_code, 2) << text;
+    EXPECT_EQ(r.out, "");
+    EXPECT_EQ(lines(r.err).size(), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("rocecert simulate: " + f + ": ", 0), 0u) << r.err;
+  }
+  std::ofstream(f) << R"({"seed": 1e400})";
+  EXPECT_EQ(run_cli("simulate " + f).err,
+            "rocecert simulate: " + f +
+                ": byte offset 9 (line 1, column 10): invalid JSON: the number 1e400 is beyond "
+                "the range of a double\n");
+  // 2^64 parses (as a double): the loader names the key.
+  std::ofstream(f) << R"({"adapters": [], "steps": [], "seed": 18446744073709551616})";
+  const CliRun r = run_cli("simulate " + f);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err.rfind("rocecert simulate: " + f + ": seed: expected an integer", 0), 0u) << r.err;
+  std::filesystem::remove(f);
+}

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <set>
 
@@ -127,6 +128,54 @@ class DuplicateKeyCheck {
   std::vector<Frame> frames_;
 };
 
+// Where the parser stops with an error: the characters read up to the end of the offending
+// token. Used for the errors nlohmann reports without a position.
+class ErrorPosition : public nlohmann::json_sax<json> {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception&) override {
+    position_ = position;
+    return false;
+  }
+  std::size_t position() const { return position_; }
+
+ private:
+  std::size_t position_ = 0;
+};
+
+// The parser quotes the bytes it last read, invalid UTF-8 included: show bytes above 0x7f as
+// "\\xNN" so that the message stays valid text wherever it is printed or stored.
+std::string ascii(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    const auto b = static_cast<unsigned char>(c);
+    if (b < 0x80) {
+      out += c;
+    } else {
+      out += fmt::format("\\x{:02x}", b);
+    }
+  }
+  return out;
+}
+
+std::size_t error_position(std::string_view text) {
+  ErrorPosition sax;
+  (void)json::sax_parse(text.begin(), text.end(), &sax);
+  return sax.position();
+}
+
 }  // namespace
 
 Node Node::child(std::string_view key) const {
@@ -199,30 +248,54 @@ json Reader::parse(std::string_view text) const {
     if (std::string_view(e.what()).find(" - unexpected ") != std::string_view::npos &&
         offset < text.size())
       offset = token_start(text, offset);
-    std::size_t line = 1, column = 1;
-    for (std::size_t i = 0; i < offset; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        column = 1;
-      } else {
-        ++column;
-      }
-    }
     // nlohmann's text: "[json.exception.parse_error.101] parse error at line 1, column 5:
     // syntax error while parsing value - invalid literal; last read: 'tru}'". Keep the reason.
     std::string what = e.what();
     const std::size_t col = what.find("column ");
     const std::size_t colon = what.find(": ", col == std::string::npos ? 0 : col);
     if (colon != std::string::npos) what = what.substr(colon + 2);
-    throw ScenarioError(file_,
-                        fmt::format("byte offset {} (line {}, column {})", offset, line, column),
-                        "invalid JSON: " + what);
+    fail_at(text, offset, "invalid JSON: " + ascii(what));
+  } catch (const json::exception& e) {
+    // Anything else the parser throws carries no position (out_of_range.406: a number beyond
+    // a double's range, like 1e400): find it by parsing again, event by event, up to the error.
+    const std::size_t end = error_position(text);
+    const std::size_t offset = end == 0 ? 0 : token_start(text, std::min(end, text.size()) - 1);
+    if (e.id == 406) {
+      const std::size_t token_end = std::min(end, text.size());
+      fail_at(text, offset,
+              fmt::format("invalid JSON: the number {} is beyond the range of a double",
+                          text.substr(offset, token_end - offset)));
+    }
+    // "[json.exception.out_of_range.NNN] reason": keep the reason.
+    std::string what = e.what();
+    const std::size_t bracket = what.find("] ");
+    if (bracket != std::string::npos) what = what.substr(bracket + 2);
+    fail_at(text, offset, "invalid JSON: " + what);
   }
 }
 
-void Reader::object(const Node& n, std::initializer_list<std::string_view> allowed) const {
+void Reader::fail_at(std::string_view text, std::size_t offset, const std::string& message) const {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  throw ScenarioError(
+      file_, fmt::format("byte offset {} (line {}, column {})", offset, line, column), message);
+}
+
+void Reader::object(const Node& n, const keys::ObjectKeys& kind) const {
+  object(n, kind.allowed);
+  for (std::string_view key : kind.required) (void)required(n, key);
+}
+
+void Reader::object(const Node& n, std::span<const std::string_view> allowed) const {
   if (!n->is_object()) fail(n, fmt::format("expected an object, got {}", type_name(*n)));
-  std::vector<std::string_view> names(allowed);
+  const std::vector<std::string_view> names(allowed.begin(), allowed.end());
   for (auto it = n->begin(); it != n->end(); ++it) {
     const std::string& key = it.key();
     if (key == "description") {
@@ -311,17 +384,15 @@ std::uint64_t Reader::integer(const Node& n, std::uint64_t min, std::uint64_t ma
     const std::string& s = n->get_ref<const std::string&>();
     shown = "\"" + s + "\"";
     const bool hex = s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-    const std::size_t start = hex ? 2 : 0;
-    if (s.size() == start) fail(n, fmt::format("expected an integer, got {}", shown));
-    for (std::size_t i = start; i < s.size(); ++i) {
-      const int d = hex ? hex_digit(s[i]) : (s[i] >= '0' && s[i] <= '9' ? s[i] - '0' : -1);
-      if (d < 0) fail(n, fmt::format("expected an integer (decimal or \"0x...\"), got {}", shown));
-      const std::uint64_t base = hex ? 16 : 10;
-      const auto digit = static_cast<std::uint64_t>(d);
-      if (v > (UINT64_MAX - digit) / base)
-        fail(n, fmt::format("{} does not fit in 64 bits", shown));
-      v = v * base + digit;
-    }
+    const char* first = s.data() + (hex ? 2 : 0);
+    const char* last = s.data() + s.size();
+    if (first == last) fail(n, fmt::format("expected an integer, got {}", shown));
+    // Digits only: from_chars takes no sign, no space and no prefix of its own.
+    const auto [end, ec] = std::from_chars(first, last, v, hex ? 16 : 10);
+    if (ec == std::errc::result_out_of_range)
+      fail(n, fmt::format("{} does not fit in 64 bits", shown));
+    if (ec != std::errc{} || end != last)
+      fail(n, fmt::format("expected an integer (decimal or \"0x...\"), got {}", shown));
   } else {
     fail(n, fmt::format("expected an integer, got {}", type_name(*n)));
   }

@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "keys.h"
 #include "rocecert/conformance/scenario.h"
 
 namespace rocecert::conformance::json_input {
@@ -55,13 +56,19 @@ class Reader {
   [[noreturn]] void fail(const std::string& path, const std::string& message) const;
   [[noreturn]] void fail(const Node& n, const std::string& message) const { fail(n.path, message); }
 
-  // Parses `text`; a syntax error is reported with its byte offset (line, column), a duplicate
-  // key with its path.
+  // Parses `text`; a syntax error, a number beyond a double's range or any other error of the
+  // JSON parser is reported with its byte offset (line, column), a duplicate key with its path.
   json parse(std::string_view text) const;
 
   // The value must be an object whose keys are all in `allowed` ("description" is always
   // allowed and must be a string). Unknown keys are named, with a suggestion when one is close.
-  void object(const Node& n, std::initializer_list<std::string_view> allowed) const;
+  void object(const Node& n, std::initializer_list<std::string_view> allowed) const {
+    object(n, std::span<const std::string_view>(allowed.begin(), allowed.size()));
+  }
+  void object(const Node& n, std::span<const std::string_view> allowed) const;
+  // The same for one kind of scenario object (keys.h); then its required keys, in order, must be
+  // present.
+  void object(const Node& n, const keys::ObjectKeys& kind) const;
   bool has(const Node& obj, std::string_view key) const;
   std::optional<Node> optional(const Node& obj, std::string_view key) const;
   Node required(const Node& obj, std::string_view key) const;
@@ -113,6 +120,9 @@ class Reader {
   static bool looks_numeric(const std::string& s);
 
  private:
+  [[noreturn]] void fail_at(std::string_view text, std::size_t offset,
+                            const std::string& message) const;
+
   std::string file_;
 };
 

@@ -156,4 +156,47 @@ Table<std::uint8_t> flush_levels() {
   return t;
 }
 
+Table<model::FaultAction> fault_actions() {
+  static const std::vector<EnumName<model::FaultAction>> t = [] {
+    std::vector<EnumName<model::FaultAction>> v;
+    for (std::size_t i = 0; i < model::kFaultActionCount; ++i) {
+      const auto a = static_cast<model::FaultAction>(i);
+      v.push_back({model::to_string(a), a});
+    }
+    return v;
+  }();
+  return t;
+}
+
+Table<model::OpcodeClass> opcode_classes() {
+  static const std::vector<EnumName<model::OpcodeClass>> t = [] {
+    std::vector<EnumName<model::OpcodeClass>> v;
+    for (auto c = model::OpcodeClass::ANY;;
+         c = static_cast<model::OpcodeClass>(static_cast<unsigned>(c) + 1)) {
+      v.push_back({model::to_string(c), c});
+      if (c == model::OpcodeClass::CNP) break;
+    }
+    return v;
+  }();
+  return t;
+}
+
+Table<model::LinkDirection> link_directions() {
+  static constexpr EnumName<model::LinkDirection> t[] = {
+      {"a_to_b", model::LinkDirection::A_TO_B},
+      {"b_to_a", model::LinkDirection::B_TO_A},
+  };
+  return t;
+}
+
+Table<wire::Position> frame_positions() {
+  static constexpr EnumName<wire::Position> t[] = {
+      {"first", wire::Position::FIRST},
+      {"middle", wire::Position::MIDDLE},
+      {"last", wire::Position::LAST},
+      {"only", wire::Position::ONLY},
+  };
+  return t;
+}
+
 }  // namespace rocecert::conformance::names

@@ -11,6 +11,7 @@
 #include "rocecert/mem/keys.h"
 #include "rocecert/mem/mem_table.h"
 #include "rocecert/model/adapter.h"
+#include "rocecert/model/faults.h"
 #include "rocecert/qp/attr.h"
 #include "rocecert/qp/transitions.h"
 #include "rocecert/qp/types.h"
@@ -37,6 +38,12 @@ Table<model::PostError> post_errors();
 Table<std::uint8_t> flush_types();             // FETH placement type bits
 Table<std::uint8_t> flush_levels();            // FETH selectivity level
 Table<errors::AsyncEventType> async_events();  // ibv_event_type without IBV_EVENT_
+// Link fault rules (docs/faults.md): the model's action and opcode class names, the two
+// directions of a link as a scenario names them, and BTH opcode positions in lower case.
+Table<model::FaultAction> fault_actions();
+Table<model::OpcodeClass> opcode_classes();
+Table<model::LinkDirection> link_directions();
+Table<wire::Position> frame_positions();
 
 // The name of a value in a table, or "?".
 template <typename E>

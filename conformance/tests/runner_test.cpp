@@ -251,7 +251,9 @@ TEST(ScenarioRunner, FaultRulesNamingAQpGetItsQpnWhenItIsCreated) {
   json j = example("rc_basic.json");
   // B's QPs start at 0x21, so a rule that matched A's QPN (0x11) would drop nothing.
   j["adapters"][1]["first_qpn"] = "0x21";
-  j["links"][0]["faults"] = {{"rules", {"drop dir=a>b opcode=RC_SEND_ONLY qp=qpB nth=1"}}};
+  j["links"][0]["faults"]["rules"] = json::parse(
+      R"([{"action": "drop", "direction": "a_to_b",
+           "match": {"opcode": "RC_SEND_ONLY", "qp": "qpB"}, "nth": 1}])");
   const Outcome o = run(j);
   EXPECT_TRUE(o.result.passed()) << failures(o.result) << o.out;
   // The SEND was dropped once and sent again after the ACK timeout (timeout 14: 67 ms).
@@ -262,7 +264,9 @@ TEST(ScenarioRunner, FaultRulesNamingAQpGetItsQpnWhenItIsCreated) {
       << o.out;
   EXPECT_NE(o.out.find("(11 frames, 1 fault, 6 completions"), std::string::npos) << o.out;
   // The same rule with A's QP as the destination never fires: its frames go the other way.
-  j["links"][0]["faults"]["rules"][0] = "drop dir=b>a class=ack qp=qpA nth=1";
+  j["links"][0]["faults"]["rules"][0] = json::parse(
+      R"({"action": "drop", "direction": "b_to_a", "match": {"class": "ack", "qp": "qpA"},
+          "nth": 1})");
   const Outcome ack = run(j);
   EXPECT_TRUE(ack.result.passed()) << failures(ack.result);
   EXPECT_NE(ack.out.find("fault: drop B \u2192 A: RC_ACKNOWLEDGE QP=0x11"), std::string::npos)
@@ -271,7 +275,8 @@ TEST(ScenarioRunner, FaultRulesNamingAQpGetItsQpnWhenItIsCreated) {
 
 TEST(ScenarioRunner, FaultsOnALinkWhoseNamedQpWasNotCreatedAreNotInstalled) {
   json j = example("rc_basic.json");
-  j["links"][0]["faults"] = {{"rules", {"drop qp=qpB"}}};
+  j["links"][0]["faults"]["rules"] =
+      json::parse(R"([{"action": "drop", "match": {"qp": "qpB"}}])");
   j["steps"][7]["cap"] = {{"max_send_wr", 1000000}};  // qpB: create_qp fails
   const Outcome o = run(j);
   EXPECT_TRUE(has_failure(o.result, "links[0].faults.rules[0]",

@@ -9,9 +9,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
+#include <span>
 #include <string>
 
 #include "../../tests/support/require_tool.h"
+
+#include "keys.h"
 #include "names.h"
 
 using namespace rocecert::conformance;
@@ -83,6 +88,58 @@ TEST(ScenarioSchema, EnumerationsAreTheLoadersTables) {
   EXPECT_EQ(schema_enum(s, "modify_error"), names_of(names::modify_errors()));
   EXPECT_EQ(schema_enum(s, "post_error"), names_of(names::post_errors()));
   EXPECT_EQ(schema_enum(s, "async_event"), names_of(names::async_events()));
+  EXPECT_EQ(schema_enum(s, "fault_action"), names_of(names::fault_actions()));
+  EXPECT_EQ(schema_enum(s, "fault_direction"), names_of(names::link_directions()));
+  EXPECT_EQ(schema_enum(s, "opcode_class"), names_of(names::opcode_classes()));
+  EXPECT_EQ(schema_enum(s, "frame_position"), names_of(names::frame_positions()));
+}
+
+namespace {
+std::set<std::string> sorted(std::span<const std::string_view> v) {
+  return {v.begin(), v.end()};
+}
+}  // namespace
+
+// For every kind of object the loader reads, the schema accepts exactly the keys the loader
+// accepts (its `properties`, "description" aside) and requires exactly the keys the loader
+// requires: both come from the loader's own lists (keys.h), compared here mechanically.
+TEST(ScenarioSchema, KeysAreTheLoadersKeys) {
+  const json s = load(kSchema);
+  std::set<std::string> pointers;
+  for (const keys::ObjectKeys* k : keys::all()) {
+    SCOPED_TRACE(std::string(k->kind));
+    const json::json_pointer ptr{std::string(k->schema)};
+    ASSERT_TRUE(s.contains(ptr)) << k->schema;
+    const json& def = s.at(ptr);
+    std::set<std::string> props;
+    for (const auto& [key, value] : def.at("properties").items())
+      if (key != "description") props.insert(key);
+    EXPECT_EQ(props, sorted(k->allowed));
+    EXPECT_EQ(def.value("required", std::set<std::string>{}), sorted(k->required));
+    EXPECT_EQ(def.value("additionalProperties", true), false);
+    EXPECT_TRUE(pointers.insert(std::string(k->schema)).second) << "listed twice: " << k->schema;
+  }
+  // And the other way round: every object the schema defines with properties is one of them
+  // (the step dispatch's "op" checks aside).
+  std::vector<std::string> unlisted;
+  const std::function<void(const json&, const std::string&)> walk = [&](const json& v,
+                                                                        const std::string& at) {
+    if (v.is_object()) {
+      if (v.contains("properties") && v.value("type", "") == "object" && !pointers.count(at) &&
+          at != "/properties/steps/items")
+        unlisted.push_back(at);
+      for (const auto& [key, value] : v.items()) {
+        std::string escaped = key;  // RFC 6901: "~" as "~0", "/" as "~1"
+        for (std::size_t i = 0; (i = escaped.find('~', i)) != std::string::npos; i += 2)
+          escaped.replace(i, 1, "~0");
+        walk(value, at + "/" + escaped);
+      }
+    } else if (v.is_array()) {
+      for (std::size_t i = 0; i < v.size(); ++i) walk(v[i], at + "/" + std::to_string(i));
+    }
+  };
+  walk(s, "");
+  EXPECT_EQ(unlisted, std::vector<std::string>{});
 }
 
 TEST(ScenarioSchema, EveryStepOpHasADefinition) {
