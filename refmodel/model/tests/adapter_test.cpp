@@ -185,18 +185,18 @@ TEST(Adapter, UcWriteAndUdSend) {
 
 TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
   Pair t;
-  const std::uint32_t srq = t.b.ad->create_srq(16, 1);
+  const qp::SrqId srq = t.b.ad->create_srq(16, 1);
   // Two more RC QP pairs whose responders on B share the SRQ.
   std::vector<qp::Qpn> a_qps, b_qps;
   for (int i = 0; i < 2; ++i) {
     qp::CreateQpParams p;
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     p.caps = {8, 8, 1, 1, 0};
     a_qps.push_back(t.a.ad->create_qp(p).qpn);
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
-    p.srq = qp::SrqId{srq};
+    p.send_cq = p.recv_cq = t.b.cq;
+    p.srq = srq;
     b_qps.push_back(t.b.ad->create_qp(p).qpn);
   }
   for (int i = 0; i < 2; ++i) {
@@ -235,15 +235,15 @@ TEST(Adapter, AQpOnAnSrqThatEntersErrRaisesLastWqeReachedUnderIba) {
     SCOPED_TRACE(std::string(errors::to_string(profile)));
     Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200,
            [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; });
-    const std::uint32_t srq = t.b.ad->create_srq(4, 1);
+    const qp::SrqId srq = t.b.ad->create_srq(4, 1);
     qp::CreateQpParams p;
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.send_cq = p.recv_cq = t.b.cq;
     p.caps = {4, 4, 1, 1, 0};
-    p.srq = qp::SrqId{srq};
+    p.srq = srq;
     const qp::Qpn on_srq = t.b.ad->create_qp(p).qpn;
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     p.srq.reset();
     const qp::Qpn peer = t.a.ad->create_qp(p).qpn;
     model::BringUp up;
@@ -325,10 +325,10 @@ TEST(Adapter, QpsFailingInTheSameInstantAreFlushedInArbitrationOrder) {
     qp::CreateQpParams p;
     p.caps = {8, 8, 1, 1, 0};
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     qa[i] = t.a.ad->create_qp(p).qpn;
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.send_cq = p.recv_cq = t.b.cq;
     qb[i] = t.b.ad->create_qp(p).qpn;
   }
   // Brought up higher QPN first: its requester runs first, so its NAK is handled first.
