@@ -292,7 +292,8 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
   if (p.op->transport == wire::Transport::CNP) {
     // A CNP carries no transport semantics: no PSN, no NAK, no sequence effect (digest §10.2);
     // it only tells the reaction point that its packets to the peer met congestion.
-    if (ctx == nullptr || !p.icrc_ok) return drop("cnp_for_no_qp");
+    if (ctx == nullptr) return drop("cnp_for_no_qp");
+    if (!p.icrc_ok) return drop("icrc");  // the reason every other packet with a bad ICRC gets
     ++q->cnps_received;
     if (config_.profile.dcqcn) {
       // Reaction point (Annex A17.9; docs/dcqcn.md): the CNP cuts the QP's rate.

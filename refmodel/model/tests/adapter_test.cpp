@@ -384,3 +384,39 @@ TEST(Adapter, TheIbaProfileRaisesTheTablesAffiliatedAsyncEvents) {
     }
   }
 }
+
+TEST(Adapter, ACnpWithABadIcrcIsDroppedAsAnIcrcDrop) {
+  // A CNP carries an ICRC like every RoCEv2 packet (Annex A17.9.3); one that fails it is
+  // dropped for its ICRC, as any other packet is, not reported as a CNP for an unknown QP.
+  Pair t;
+  struct DropSpy : trace::Observer {
+    std::vector<std::string> reasons;
+    void on_drop(const trace::DropEvent& e) override { reasons.emplace_back(e.reason); }
+  } spy;
+  t.sim.observers().add(&spy);
+  wire::FrameSpec s;
+  s.eth.src = t.b.ad->config().mac;
+  s.eth.dst = t.a.ad->config().mac;
+  std::copy_n(t.b.ad->config().gid.begin() + 12, 4, s.ip.src.begin());
+  std::copy_n(t.a.ad->config().gid.begin() + 12, 4, s.ip.dst.begin());
+  s.bth.opcode = wire::to_u8(wire::Opcode::CNP_CNP);
+  s.bth.becn = true;
+  s.bth.dqpn = t.a.qpn.value();
+  wire::finalize(s);
+  std::vector<std::uint8_t> bad = wire::encode(s);
+  bad.back() ^= 0xFF;  // the last byte of the ICRC
+  ASSERT_FALSE(wire::decode(bad).icrc_ok);
+  t.a.ad->receive(bad);
+  EXPECT_EQ(spy.reasons, (std::vector<std::string>{"icrc"}));
+  EXPECT_EQ(t.a.ad->cnps_received(t.a.qpn), 0u);
+  // A good CNP for a QP the adapter does not have keeps its own reason.
+  s.bth.dqpn = t.a.qpn.value() + 100;
+  wire::finalize(s);
+  t.a.ad->receive(wire::encode(s));
+  EXPECT_EQ(spy.reasons, (std::vector<std::string>{"icrc", "cnp_for_no_qp"}));
+  // And a good one for the QP counts.
+  s.bth.dqpn = t.a.qpn.value();
+  wire::finalize(s);
+  t.a.ad->receive(wire::encode(s));
+  EXPECT_EQ(t.a.ad->cnps_received(t.a.qpn), 1u);
+}
