@@ -149,6 +149,8 @@ Table<model::PostError> post_errors() {
       {"MESSAGE_TOO_LONG", PostError::MESSAGE_TOO_LONG},
       {"QUEUE_FULL", PostError::QUEUE_FULL},
       {"SRQ_ATTACHED", PostError::SRQ_ATTACHED},
+      {"NO_SUCH_SRQ", PostError::NO_SUCH_SRQ},
+      {"NO_SUCH_CQ", PostError::NO_SUCH_CQ},
   };
   return t;
 }

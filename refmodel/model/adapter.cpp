@@ -19,6 +19,8 @@ std::string_view to_string(PostError e) {
     case PostError::MESSAGE_TOO_LONG: return "message_too_long";
     case PostError::QUEUE_FULL: return "queue_full";
     case PostError::SRQ_ATTACHED: return "srq_attached";
+    case PostError::NO_SUCH_SRQ: return "no_such_srq";
+    case PostError::NO_SUCH_CQ: return "no_such_cq";
   }
   return "?";
 }
@@ -235,7 +237,7 @@ void Adapter::Impl::maybe_send_cnp(Qp& q, const wire::ParsedFrame& p, std::uint3
 
 PostError Adapter::post_srq_recv(qp::SrqId srq, const RecvWr& wr) {
   auto it = impl_->srqs.find(srq);
-  if (it == impl_->srqs.end()) return PostError::NO_SUCH_QP;
+  if (it == impl_->srqs.end()) return PostError::NO_SUCH_SRQ;
   if (wr.sg_list.size() > it->second.max_sge) return PostError::TOO_MANY_SGE;
   if (it->second.rq.size() >= it->second.max_wr) return PostError::QUEUE_FULL;
   RecvWqe r;
@@ -268,9 +270,11 @@ std::vector<cq::Wc> Adapter::poll_cq(qp::CqId cq, std::size_t max) {
   return it->second.poll(max);
 }
 
-void Adapter::req_notify_cq(qp::CqId cq, bool solicited_only) {
+PostError Adapter::req_notify_cq(qp::CqId cq, bool solicited_only) {
   auto it = cqs_.find(cq);
-  if (it != cqs_.end()) it->second.arm(solicited_only);
+  if (it == cqs_.end()) return PostError::NO_SUCH_CQ;
+  it->second.arm(solicited_only);
+  return PostError::OK;
 }
 
 // ---- frames in ------------------------------------------------------------------------------

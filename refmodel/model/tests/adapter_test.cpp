@@ -420,3 +420,17 @@ TEST(Adapter, ACnpWithABadIcrcIsDroppedAsAnIcrcDrop) {
   t.a.ad->receive(wire::encode(s));
   EXPECT_EQ(t.a.ad->cnps_received(t.a.qpn), 1u);
 }
+
+TEST(Adapter, UnknownSrqAndCqHaveTheirOwnPostErrors) {
+  Pair t;
+  const qp::SrqId srq = t.b.ad->create_srq(4, 1);
+  const model::RecvWr wr{1, {{kBase, 64, t.b.mr.lkey.value()}}};
+  EXPECT_EQ(t.b.ad->post_srq_recv(qp::SrqId{srq.value + 1}, wr), model::PostError::NO_SUCH_SRQ);
+  EXPECT_EQ(t.b.ad->post_srq_recv(srq, wr), model::PostError::OK);
+  EXPECT_EQ(t.b.ad->req_notify_cq(qp::CqId{t.b.cq.value + 1}, false), model::PostError::NO_SUCH_CQ);
+  EXPECT_EQ(t.b.ad->req_notify_cq(t.b.cq, false), model::PostError::OK);
+  EXPECT_EQ(model::to_string(model::PostError::NO_SUCH_SRQ), "no_such_srq");
+  EXPECT_EQ(model::to_string(model::PostError::NO_SUCH_CQ), "no_such_cq");
+  // An unknown QP is still NO_SUCH_QP.
+  EXPECT_EQ(t.b.ad->post_recv(qp::Qpn(t.b.qpn.value() + 100), wr), model::PostError::NO_SUCH_QP);
+}

@@ -100,7 +100,8 @@ struct RecvWr {
   std::vector<tx::Sge> sg_list;
 };
 
-// What post_send / post_recv answer (the errno a verbs call would return, as a value).
+// What post_send / post_recv / post_srq_recv / req_notify_cq answer (the errno a verbs call
+// would return, as a value).
 enum class PostError : std::uint8_t {
   OK,
   NO_SUCH_QP,
@@ -112,6 +113,8 @@ enum class PostError : std::uint8_t {
   MESSAGE_TOO_LONG,   // EINVAL: > 2^31
   QUEUE_FULL,         // ENOMEM
   SRQ_ATTACHED,       // EINVAL: post_recv on a QP that uses an SRQ
+  NO_SUCH_SRQ,        // EINVAL: post_srq_recv on an SRQ the adapter does not have
+  NO_SUCH_CQ,         // EINVAL: req_notify_cq on a CQ the adapter does not have
 };
 std::string_view to_string(PostError e);
 
@@ -172,7 +175,7 @@ class Adapter {
   bool arm_srq_limit(qp::SrqId srq, std::uint32_t limit);
   // Up to `max` completions, oldest first; none from a CQ the adapter does not have.
   std::vector<cq::Wc> poll_cq(qp::CqId cq, std::size_t max);
-  void req_notify_cq(qp::CqId cq, bool solicited_only);
+  PostError req_notify_cq(qp::CqId cq, bool solicited_only);  // OK or NO_SUCH_CQ
 
   // CNPs received for a QP (the reaction point's record).
   std::uint64_t cnps_received(qp::Qpn qpn) const;
