@@ -390,10 +390,15 @@ cc::DcqcnSender& Adapter::Impl::rate_controller(Qp& q) {
   return *q.dcqcn;
 }
 
-double Adapter::send_rate_gbps(qp::Qpn qpn) {
-  Qp* q = impl_->find_qp(qpn);
+double Adapter::send_rate_gbps(qp::Qpn qpn) const {
+  const Qp* q = impl_->find_qp(qpn);
   if (!config_.profile.dcqcn || q == nullptr) return 0;
-  return impl_->rate_controller(*q).rate_gbps(events_.now());
+  // Evaluated on a copy: the time-driven updates up to now are applied to the copy only, and a
+  // QP without a rate controller yet answers what a fresh one would (docs/dcqcn.md).
+  cc::DcqcnReactionPoint rp = q->dcqcn ? q->dcqcn->reaction_point()
+                                       : cc::DcqcnReactionPoint(config_.profile.dcqcn_params,
+                                                                config_.profile.line_rate_gbps);
+  return rp.rate_gbps(events_.now());
 }
 
 void Adapter::Impl::complete(qp::CqId cq_id, const cq::Wc& wc, bool solicited, Qp& q,

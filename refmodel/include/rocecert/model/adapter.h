@@ -179,8 +179,9 @@ class Adapter {
 
   // CNPs received for a QP (the reaction point's record).
   std::uint64_t cnps_received(qp::Qpn qpn) const;
-  // The rate QP `qpn`'s requester may send at (Profile::dcqcn), in Gb/s; 0: not paced.
-  double send_rate_gbps(qp::Qpn qpn);
+  // The rate QP `qpn`'s requester may send at (Profile::dcqcn), in Gb/s; 0: not paced or no
+  // such QP. A pure query: it changes no state of the adapter.
+  double send_rate_gbps(qp::Qpn qpn) const;
 
   mem::HostMemory& memory() { return memory_; }
   mem::MemTable& mem_table() { return mem_; }
