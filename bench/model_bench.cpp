@@ -21,7 +21,7 @@ struct Bench {
   FrameCounter counter;
   model::Adapter* ad[2];
   mem::MrKeys mr[2];
-  std::uint32_t cq[2];
+  qp::CqId cq[2];
   qp::Qpn qpn[2];
   static constexpr std::uint64_t kBase = 0x1000000;
 
@@ -38,7 +38,7 @@ struct Bench {
       cq[i] = ad[i]->create_cq(1 << 20);
       qp::CreateQpParams p;
       p.pd = qp::PdId{pd.value};
-      p.send_cq = p.recv_cq = qp::CqId{cq[i]};
+      p.send_cq = p.recv_cq = cq[i];
       p.caps = {4096, 4096, 1, 1, 0};
       qpn[i] = ad[i]->create_qp(p).qpn;
     }
@@ -98,7 +98,7 @@ void BM_MemoryPerIdleQp(benchmark::State& state) {
     for (int i = 0; i < kQps; ++i) {
       qp::CreateQpParams p;
       p.pd = qp::PdId{1};
-      p.send_cq = p.recv_cq = qp::CqId{b.cq[0]};
+      p.send_cq = p.recv_cq = b.cq[0];
       p.caps = {256, 256, 1, 1, 0};
       const auto r = b.ad[0]->create_qp(p);
       model::BringUp up;

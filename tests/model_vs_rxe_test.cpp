@@ -398,7 +398,7 @@ TEST(ModelVsRxe, UdPingpong) {
     to_b.dmac = t.b.ad->config().mac;
     to_a.dgid = t.a.ad->config().gid;
     to_a.dmac = t.a.ad->config().mac;
-    const std::uint32_t ah_b = t.a.ad->create_ah(to_b), ah_a = t.b.ad->create_ah(to_a);
+    const qp::AhId ah_b = t.a.ad->create_ah(to_b), ah_a = t.b.ad->create_ah(to_a);
     for (std::uint64_t i = 0; i < 10; ++i) {
       // ping from A, pong from B, each into a posted 1024 + 40 byte receive
       ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {i, {{kBase + 0x1000, 1064, t.b.mr.lkey.value()}}}), model::PostError::OK);
@@ -459,7 +459,7 @@ TEST(ModelVsRxe, RetryExceededWithoutPeer) {
   // A fresh QP on A aimed at a QPN that B does not have.
   qp::CreateQpParams p;
   p.pd = qp::PdId{t.a.pd.value};
-  p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+  p.send_cq = p.recv_cq = t.a.cq;
   p.caps = {8, 8, 1, 1, 0};
   const qp::Qpn lonely = t.a.ad->create_qp(p).qpn;
   model::BringUp up;
@@ -535,10 +535,10 @@ TEST(ModelVsRxe, MultiQpErrorsStayIsolated) {
     qp::CreateQpParams p;
     p.caps = {64, 64, 1, 1, 0};
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     qa[i] = t.a.ad->create_qp(p).qpn;
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.send_cq = p.recv_cq = t.b.cq;
     qb[i] = t.b.ad->create_qp(p).qpn;
   }
   for (std::size_t i = 0; i < 4; ++i) {

@@ -150,9 +150,9 @@ struct ObjState {
   mem::Pd pd{};
   mem::MrKeys mr{};
   mem::MwKeys mw{};
-  std::uint32_t cq = 0;
+  qp::CqId cq;
   qp::Qpn qpn{};
-  std::uint32_t srq = 0;
+  qp::SrqId srq;
 };
 
 class Runner {
@@ -329,13 +329,13 @@ class Runner {
     qp::CreateQpParams p;
     p.type = b.type;
     p.pd = qp::PdId{objs_[b.pd].pd.value};
-    p.send_cq = qp::CqId{objs_[b.send_cq].cq};
-    p.recv_cq = qp::CqId{objs_[b.recv_cq].cq};
+    p.send_cq = objs_[b.send_cq].cq;
+    p.recv_cq = objs_[b.recv_cq].cq;
     p.caps = b.caps;
     p.sq_sig_all = b.sq_sig_all;
     if (b.srq != kNoObj) {
       if (!need(b.srq, s)) return;
-      p.srq = qp::SrqId{objs_[b.srq].srq};
+      p.srq = objs_[b.srq].srq;
     }
     const qp::CreateResult r = adapter_of(b.qp).create_qp(p);
     check_result(s, b.expect_error, r.error, names::modify_errors());
@@ -464,7 +464,7 @@ class Runner {
         const std::vector<cq::Wc> got = a.poll_cq(objs_[id].cq, 16);
         if (got.empty()) break;
         for (const cq::Wc& wc : got) {
-          const sim::SimTime t = counter_.take(a.id(), objs_[id].cq, sim_.events().now());
+          const sim::SimTime t = counter_.take(a.id(), objs_[id].cq.value, sim_.events().now());
           const PolledCompletion pc{t, sc_.objects[id].adapter_index, obj, wc};
           print_row(pc);
           result_.completions.push_back(pc);
@@ -553,7 +553,7 @@ class Runner {
     for (std::size_t id = 0; id < sc_.objects.size(); ++id) {
       const NamedObject& o = sc_.objects[id];
       if (o.kind != k || o.adapter_index != adapter || !objs_[id].created) continue;
-      if ((k == ObjectKind::CQ ? objs_[id].cq : objs_[id].srq) == value)
+      if ((k == ObjectKind::CQ ? objs_[id].cq.value : objs_[id].srq.value) == value)
         return fmt::format("{} ({})", o.name, value);
     }
     return fmt::format("{}", value);
@@ -579,8 +579,8 @@ class Runner {
         const ObjState& o = objs_[x.element];
         const ObjectKind k = sc_.objects[x.element].kind;
         const std::uint32_t want = k == ObjectKind::QP   ? o.qpn.value()
-                                   : k == ObjectKind::CQ ? o.cq
-                                                         : o.srq;
+                                   : k == ObjectKind::CQ ? o.cq.value
+                                                         : o.srq.value;
         if (want != g.object)
           diffs.push_back(fmt::format("element: expected {}, got {}",
                                       element_label(adapter, x.kind, want),

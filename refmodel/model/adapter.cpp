@@ -89,50 +89,57 @@ mem::Result<mem::MrKeys> Adapter::reg_mr(const mem::MrRegistration& reg) {
   return mem_.reg_mr(reg);
 }
 
-std::uint32_t Adapter::create_cq(std::uint32_t capacity) {
-  const std::uint32_t cq = impl_->next_cq++;
+qp::CqId Adapter::create_cq(std::uint32_t capacity) {
+  const qp::CqId cq{impl_->next_cq++};
   // The errors profile decides whether an overrun leaves the CQ in error (IBA) or not (rxe).
   const auto overrun = errors::cq_error_is_sticky(config_.profile.error_profile) ? cq::OverrunMode::STICKY
                                                                                 : cq::OverrunMode::TRANSIENT;
-  cqs_.emplace(cq, cq::CompletionQueue(cq, capacity, overrun));
+  cqs_.emplace(cq, cq::CompletionQueue(cq.value, capacity, overrun));
   return cq;
 }
 
-std::uint32_t Adapter::create_ah(const qp::AddressVector& av) {
-  const std::uint32_t ah = impl_->next_ah++;
+qp::AhId Adapter::create_ah(const qp::AddressVector& av) {
+  const qp::AhId ah{impl_->next_ah++};
   impl_->ahs[ah] = av;
   return ah;
 }
 
 qp::CreateResult Adapter::create_qp(const qp::CreateQpParams& params) {
   const qp::CreateResult r = qps_.create_qp(params);
-  if (r.ok()) impl_->queues[r.qpn.value()];
+  if (!r.ok()) return r;
+  Qp& q = impl_->qps.try_emplace(r.qpn.value(), *qps_.find(r.qpn)).first->second;
+  if (params.srq) {
+    const auto it = impl_->srqs.find(*params.srq);
+    if (it != impl_->srqs.end()) q.srq = &it->second;
+  }
   return r;
 }
 
 qp::ModifyResult Adapter::modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::AttrMask mask) {
-  const qp::ModifyResult r = qps_.modify_qp(qpn, attr, mask);
+  Qp* q = impl_->find_qp(qpn);
+  if (q == nullptr) return qps_.modify_qp(qpn, attr, mask);  // QP_NOT_FOUND
+  const qp::ModifyResult r = qps_.modify_qp(q->ctx, attr, mask);
   if (r.ok() && r.transition) {
     observer_.on_qp_transition({events_.now(), id_, qpn.value(), r.transition->from,
                                 r.transition->to, "modify_qp"});
-    qp::QpContext* ctx = qps_.find(qpn);
     if (r.transition->to == qp::QpState::RESET) {
       // Entering RESET discards every WQE without completions (docs/spec-notes.md §6.4).
-      QpQueues& q = impl_->queues[qpn.value()];
-      q.sq.clear();
-      q.rq.clear();
-      q.active_recv.reset();
-    } else if (r.transition->flush_due && ctx != nullptr) {
-      impl_->flush(*ctx);
+      q->sq.clear();
+      q->rq.clear();
+      q->active_recv.reset();
+    } else if (r.transition->flush_due) {
+      impl_->flush(*q);
     }
-    if (ctx != nullptr && (r.transition->to == qp::QpState::RTS)) impl_->schedule_requester(qpn);
+    if (r.transition->to == qp::QpState::RTS) impl_->schedule_requester(*q);
   }
   return r;
 }
 
 PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
-  qp::QpContext* ctx = qps_.find(qpn);
-  if (ctx == nullptr) return PostError::NO_SUCH_QP;
+  Qp* qo = impl_->find_qp(qpn);
+  if (qo == nullptr) return PostError::NO_SUCH_QP;
+  Qp& q = *qo;
+  const qp::QpContext* ctx = &q.ctx;
   // What the state allows: qp::kStateRules (rocecert/qp/transitions.h).
   const qp::StateRules rules = qp::state_rules(ctx->state());
   if (!rules.post_send) return PostError::INVALID_STATE;
@@ -152,7 +159,6 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
                       wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
   if (atomic && (wr.total_length() != 8 || (wr.remote_addr & 7) != 0)) return PostError::BAD_ATOMIC;
   if (wr.total_length() > tx::kMaxMessageLength) return PostError::MESSAGE_TOO_LONG;
-  QpQueues& q = impl_->queues[qpn.value()];
   std::size_t live = 0;
   for (const SendWqe& w : q.sq) live += w.done ? 0 : 1;
   if (live >= ctx->caps.max_send_wr) return PostError::QUEUE_FULL;
@@ -163,31 +169,32 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   wqe.signaled = ctx->sq_sig_all || (wr.send_flags & tx::kSendSignaled) != 0;
   q.sq.push_back(std::move(wqe));
   if (rules.flush_on_post) {
-    impl_->flush(*ctx);  // WRs posted in ERR complete with WR_FLUSH_ERR
+    impl_->flush(q);  // WRs posted in ERR complete with WR_FLUSH_ERR
   } else {
-    impl_->schedule_requester(qpn);
+    impl_->schedule_requester(q);
   }
   return PostError::OK;
 }
 
 PostError Adapter::post_recv(qp::Qpn qpn, const RecvWr& wr) {
-  qp::QpContext* ctx = qps_.find(qpn);
-  if (ctx == nullptr) return PostError::NO_SUCH_QP;
+  Qp* qo = impl_->find_qp(qpn);
+  if (qo == nullptr) return PostError::NO_SUCH_QP;
+  Qp& q = *qo;
+  const qp::QpContext* ctx = &q.ctx;
   const qp::StateRules rules = qp::state_rules(ctx->state());
   if (!rules.post_recv) return PostError::INVALID_STATE;
   if (ctx->has_srq) return PostError::SRQ_ATTACHED;  // receives go to the SRQ (ibv: EINVAL)
   if (wr.sg_list.size() > ctx->caps.max_recv_sge) return PostError::TOO_MANY_SGE;
-  QpQueues& q = impl_->queues[qpn.value()];
   if (q.rq.size() >= ctx->caps.max_recv_wr) return PostError::QUEUE_FULL;
   RecvWqe r;
   r.wr = wr;
   q.rq.push_back(std::move(r));
-  if (rules.flush_on_post) impl_->flush(*ctx);
+  if (rules.flush_on_post) impl_->flush(q);
   return PostError::OK;
 }
 
-std::uint32_t Adapter::create_srq(std::uint32_t max_wr, std::uint32_t max_sge) {
-  const std::uint32_t id = impl_->next_srq++;
+qp::SrqId Adapter::create_srq(std::uint32_t max_wr, std::uint32_t max_sge) {
+  const qp::SrqId id{impl_->next_srq++};
   Srq& srq = impl_->srqs[id];
   srq.max_wr = max_wr;
   srq.max_sge = max_sge;
@@ -195,13 +202,11 @@ std::uint32_t Adapter::create_srq(std::uint32_t max_wr, std::uint32_t max_sge) {
 }
 
 std::uint64_t Adapter::cnps_received(qp::Qpn qpn) const {
-  auto it = impl_->queues.find(qpn.value());
-  return it == impl_->queues.end() ? 0 : it->second.cnps_received;
+  const Qp* q = impl_->find_qp(qpn);
+  return q == nullptr ? 0 : q->cnps_received;
 }
 
-void Adapter::Impl::maybe_send_cnp(const qp::QpContext& ctx, const wire::ParsedFrame& p,
-                                   std::uint32_t sender_qpn) {
-  QpQueues& q = queues[ctx.qpn.value()];
+void Adapter::Impl::maybe_send_cnp(Qp& q, const wire::ParsedFrame& p, std::uint32_t sender_qpn) {
   const sim::SimTime interval = a.config_.profile.cnp_interval_ns;
   if (q.last_cnp_sent && now() - *q.last_cnp_sent < interval) return;
   q.last_cnp_sent = now();
@@ -218,16 +223,16 @@ void Adapter::Impl::maybe_send_cnp(const qp::QpContext& ctx, const wire::ParsedF
   }
   av.hop_limit = a.config_.profile.ipv4_ttl;
   av.traffic_class = a.config_.profile.cnp_traffic_class;
-  wire::FrameSpec s = base_spec(ctx, av, sender_qpn);
+  wire::FrameSpec s = base_spec(q, av, sender_qpn);
   s.bth.opcode = wire::to_u8(wire::Opcode::CNP_CNP);
   s.bth.becn = true;
   s.bth.psn = 0;
   transmit(s);
 }
 
-PostError Adapter::post_srq_recv(std::uint32_t srq, const RecvWr& wr) {
+PostError Adapter::post_srq_recv(qp::SrqId srq, const RecvWr& wr) {
   auto it = impl_->srqs.find(srq);
-  if (it == impl_->srqs.end()) return PostError::NO_SUCH_QP;
+  if (it == impl_->srqs.end()) return PostError::NO_SUCH_SRQ;
   if (wr.sg_list.size() > it->second.max_sge) return PostError::TOO_MANY_SGE;
   if (it->second.rq.size() >= it->second.max_wr) return PostError::QUEUE_FULL;
   RecvWqe r;
@@ -236,38 +241,35 @@ PostError Adapter::post_srq_recv(std::uint32_t srq, const RecvWr& wr) {
   return PostError::OK;
 }
 
-bool Adapter::arm_srq_limit(std::uint32_t srq, std::uint32_t limit) {
+bool Adapter::arm_srq_limit(qp::SrqId srq, std::uint32_t limit) {
   auto it = impl_->srqs.find(srq);
   if (it == impl_->srqs.end() || limit > it->second.max_wr) return false;
   it->second.limit = limit;
   return true;
 }
 
-std::deque<RecvWqe>& Adapter::Impl::receive_queue(const qp::QpContext& ctx) {
-  if (ctx.has_srq) {
-    auto it = srqs.find(ctx.srq.value);
-    if (it != srqs.end()) return it->second.rq;
-  }
-  return queues[ctx.qpn.value()].rq;
+std::deque<RecvWqe>& Adapter::Impl::receive_queue(Qp& q) {
+  return q.ctx.has_srq && q.srq != nullptr ? q.srq->rq : q.rq;
 }
 
-void Adapter::Impl::srq_consumed(const qp::QpContext& ctx) {
-  if (!ctx.has_srq) return;
-  auto it = srqs.find(ctx.srq.value);
-  if (it == srqs.end() || it->second.limit == 0 || it->second.rq.size() >= it->second.limit) return;
-  it->second.limit = 0;
-  a.observer_.on_async_event({now(), a.id_, "SRQ_LIMIT_REACHED", ctx.srq.value});
+void Adapter::Impl::srq_consumed(const Qp& q) {
+  Srq* srq = q.ctx.has_srq ? q.srq : nullptr;
+  if (srq == nullptr || srq->limit == 0 || srq->rq.size() >= srq->limit) return;
+  srq->limit = 0;
+  a.observer_.on_async_event({now(), a.id_, "SRQ_LIMIT_REACHED", q.ctx.srq.value});
 }
 
-std::vector<cq::Wc> Adapter::poll_cq(std::uint32_t cq, std::size_t max) {
+std::vector<cq::Wc> Adapter::poll_cq(qp::CqId cq, std::size_t max) {
   auto it = cqs_.find(cq);
   if (it == cqs_.end()) return {};
   return it->second.poll(max);
 }
 
-void Adapter::req_notify_cq(std::uint32_t cq, bool solicited_only) {
+PostError Adapter::req_notify_cq(qp::CqId cq, bool solicited_only) {
   auto it = cqs_.find(cq);
-  if (it != cqs_.end()) it->second.arm(solicited_only);
+  if (it == cqs_.end()) return PostError::NO_SUCH_CQ;
+  it->second.arm(solicited_only);
+  return PostError::OK;
 }
 
 // ---- frames in ------------------------------------------------------------------------------
@@ -284,16 +286,18 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
                   config_.gid.begin() + (p.ip.version == 4 ? 12 : 0)))
     return drop("not_our_address");
   if (p.bth.tver != 0) return drop("tver");
-  qp::QpContext* ctx = qps_.find(qp::Qpn(p.bth.dqpn));
+  Qp* q = impl_->find_qp(qp::Qpn(p.bth.dqpn));
+  qp::QpContext* ctx = q != nullptr ? &q->ctx : nullptr;
   if (p.op->transport == wire::Transport::CNP) {
     // A CNP carries no transport semantics: no PSN, no NAK, no sequence effect (IBTA Vol. 1 Annex
     // A17.9.3; docs/spec-notes.md §10.2); it only tells the reaction point that its packets to the
     // peer met congestion.
-    if (ctx == nullptr || !p.icrc_ok) return drop("cnp_for_no_qp");
-    ++impl_->queues[p.bth.dqpn].cnps_received;
+    if (ctx == nullptr) return drop("cnp_for_no_qp");
+    if (!p.icrc_ok) return drop("icrc");  // the reason every other packet with a bad ICRC gets
+    ++q->cnps_received;
     if (config_.profile.dcqcn) {
       // Reaction point (Annex A17.9; docs/dcqcn.md): the CNP cuts the QP's rate.
-      cc::DcqcnSender& rc = impl_->rate_controller(qp::Qpn(p.bth.dqpn));
+      cc::DcqcnSender& rc = impl_->rate_controller(*q);
       rc.on_cnp(events_.now());
       const cc::DcqcnReactionPoint& rp = rc.reaction_point();
       observer_.on_rate({events_.now(), id_, p.bth.dqpn, rp.current_rate_gbps(), rp.target_rate_gbps(), rp.alpha(), "cnp"});
@@ -321,19 +325,20 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
   if (ctx->type == qp::QpType::UD && p.deth.qkey != ctx->attr.qkey) return drop("qkey");
   if (!p.icrc_ok) return drop("icrc");
   if (p.ip.ecn == 3 && config_.profile.send_cnp) {
-    impl_->maybe_send_cnp(*ctx, p, ctx->type == qp::QpType::UD ? p.deth.srcqp : ctx->attr.dest_qp_num);
+    impl_->maybe_send_cnp(*q, p, ctx->type == qp::QpType::UD ? p.deth.srcqp : ctx->attr.dest_qp_num);
   }
   if (p.op->is_request()) {
-    impl_->handle_request(*ctx, p);
+    impl_->handle_request(*q, p);
   } else {
-    impl_->handle_response(*ctx, p);
+    impl_->handle_response(*q, p);
   }
 }
 
 // ---- helpers shared by the engines -----------------------------------------------------------
 
-wire::FrameSpec Adapter::Impl::base_spec(const qp::QpContext& ctx, const qp::AddressVector& av,
+wire::FrameSpec Adapter::Impl::base_spec(Qp& q, const qp::AddressVector& av,
                                          std::uint32_t dest_qpn) {
+  const qp::QpContext& ctx = q.ctx;
   wire::FrameSpec s;
   s.eth.src = a.config_.mac;
   s.eth.dst = av.dmac;
@@ -345,7 +350,7 @@ wire::FrameSpec Adapter::Impl::base_spec(const qp::QpContext& ctx, const qp::Add
   if (v4) {
     std::copy_n(a.config_.gid.begin() + 12, 4, s.ip.src.begin());
     std::copy_n(av.dgid.begin() + 12, 4, s.ip.dst.begin());
-    s.ip.id = queues[ctx.qpn.value()].ip_id++;  // covered by the ICRC
+    s.ip.id = q.ip_id++;  // covered by the ICRC
     s.ip.frag = a.config_.profile.ipv4_df ? 0x4000 : 0;
   } else {
     s.ip.src = a.config_.gid;
@@ -371,48 +376,55 @@ std::size_t Adapter::Impl::transmit(const wire::FrameSpec& spec) {
   return length;
 }
 
-cc::DcqcnSender& Adapter::Impl::rate_controller(qp::Qpn qpn) {
-  std::unique_ptr<cc::DcqcnSender>& rc = queues[qpn.value()].dcqcn;
-  if (!rc) rc = std::make_unique<cc::DcqcnSender>(a.config_.profile.dcqcn_params, a.config_.profile.line_rate_gbps);
-  return *rc;
+cc::DcqcnSender& Adapter::Impl::rate_controller(Qp& q) {
+  if (!q.dcqcn) {
+    q.dcqcn = std::make_unique<cc::DcqcnSender>(a.config_.profile.dcqcn_params,
+                                                a.config_.profile.line_rate_gbps);
+  }
+  return *q.dcqcn;
 }
 
-double Adapter::send_rate_gbps(qp::Qpn qpn) {
-  if (!config_.profile.dcqcn || qps_.find(qpn) == nullptr) return 0;
-  return impl_->rate_controller(qpn).rate_gbps(events_.now());
+double Adapter::send_rate_gbps(qp::Qpn qpn) const {
+  const Qp* q = impl_->find_qp(qpn);
+  if (!config_.profile.dcqcn || q == nullptr) return 0;
+  // Evaluated on a copy: the time-driven updates up to now are applied to the copy only, and a
+  // QP without a rate controller yet answers what a fresh one would (docs/dcqcn.md).
+  cc::DcqcnReactionPoint rp = q->dcqcn ? q->dcqcn->reaction_point()
+                                       : cc::DcqcnReactionPoint(config_.profile.dcqcn_params,
+                                                                config_.profile.line_rate_gbps);
+  return rp.rate_gbps(events_.now());
 }
 
-void Adapter::Impl::complete(std::uint32_t cq_id, const cq::Wc& wc, bool solicited, qp::Qpn qpn,
+void Adapter::Impl::complete(qp::CqId cq_id, const cq::Wc& wc, bool solicited, Qp& q,
                              bool send_side) {
   auto it = a.cqs_.find(cq_id);
   if (it == a.cqs_.end()) return;
   const cq::PushResult r = it->second.push(wc, solicited);
   if (r == cq::PushResult::OK || r == cq::PushResult::OK_NOTIFY) {
-    a.observer_.on_cqe({now(), a.id_, cq_id, wc, solicited});
+    a.observer_.on_cqe({now(), a.id_, cq_id.value, wc, solicited});
     return;
   }
   if (r == cq::PushResult::OVERFLOW) {
     // A CQ overrun is a CQ error (IBA §11.4.2.1): async CQ_ERR.
-    a.observer_.on_async_event({now(), a.id_, "CQ_ERR", cq_id});
+    a.observer_.on_async_event({now(), a.id_, "CQ_ERR", cq_id.value});
   }
   if (flushing) return;
   // What the overrun does to the QP that could not complete: the errors table (rxe: a full
   // receive CQ moves the QP to ERR, a full send CQ loses the completion and nothing else).
-  qp::QpContext* ctx = a.qps_.find(qpn);
-  if (ctx == nullptr || ctx->state() == qp::QpState::ERR) return;
+  if (q.ctx.state() == qp::QpState::ERR) return;
   const auto cls = send_side ? errors::ErrorClass::CQ_OVERFLOW_SEND : errors::ErrorClass::CQ_OVERFLOW;
-  const errors::Outcome& o = outcome(*ctx, cls);
+  const errors::Outcome& o = outcome(q.ctx, cls);
   // The table's events besides CQ_ERR (raised above): IBA QP_FATAL on the QP (error_classes.def
   // rows CQ_OVERFLOW and CQ_OVERFLOW_SEND: raise(CQ_ERR, QP_FATAL)).
-  raise_events(*ctx, o);
-  apply_state_change(*ctx, send_side ? o.requester_state : o.responder_state, cls);
+  raise_events(q.ctx, o);
+  apply_state_change(q, send_side ? o.requester_state : o.responder_state, cls);
 }
 
-void Adapter::Impl::enter_error(qp::QpContext& ctx, errors::ErrorClass cause) {
-  const auto t = a.qps_.enter_error(ctx.qpn);
+void Adapter::Impl::enter_error(Qp& q, errors::ErrorClass cause) {
+  const qp::QpContext& ctx = q.ctx;
+  const auto t = a.qps_.enter_error(q.ctx);
   if (!t) return;
   // Timers are cancelled (docs/spec-notes.md §6.5).
-  QpQueues& q = queues[ctx.qpn.value()];
   if (q.retransmit_timer != 0) a.events_.cancel(q.retransmit_timer);
   if (q.rnr_timer != 0) a.events_.cancel(q.rnr_timer);
   q.retransmit_timer = q.rnr_timer = 0;
@@ -438,21 +450,21 @@ void Adapter::Impl::resolve_errors() {
   const std::vector<PendingError> pending = std::move(pending_errors);
   pending_errors.clear();
   for (const errors::ErrorEvent& e : order.order) {
-    qp::QpContext* ctx = a.qps_.find(qp::Qpn(e.qp.qpn));
-    if (ctx == nullptr) continue;
+    Qp* q = find_qp(qp::Qpn(e.qp.qpn));
+    if (q == nullptr) continue;
     qp::QpState from = qp::QpState::RTS;
     for (const PendingError& p : pending)
       if (p.event.qp.qpn == e.qp.qpn && p.event.error == e.error) from = p.from;
     a.observer_.on_qp_transition({now(), a.id_, e.qp.qpn, from, qp::QpState::ERR,
                                   errors::to_string(e.error)});
-    if (ctx->state() == qp::QpState::ERR) flush(*ctx);
+    if (q->ctx.state() == qp::QpState::ERR) flush(*q);
   }
 }
 
-void Adapter::Impl::flush(qp::QpContext& ctx) {
+void Adapter::Impl::flush(Qp& q) {
   // docs/spec-notes.md §6.5: every outstanding SQ WQE, in order, then every RQ WQE, with
   // WR_FLUSH_ERR; error completions are always generated, signaled or not (§5.6).
-  QpQueues& q = queues[ctx.qpn.value()];
+  qp::QpContext& ctx = q.ctx;
   const bool sq_only = qp::state_rules(ctx.state()).flush == qp::QueueFlush::SEND_QUEUE;
   flushing = true;
   for (SendWqe& w : q.sq) {
@@ -462,7 +474,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
     wc.wr_id = w.wr.wr_id;
     wc.status = cq::WcStatus::WR_FLUSH_ERR;
     wc.qp_num = ctx.qpn.value();
-    complete(ctx.send_cq.value, wc, false, ctx.qpn, true);
+    complete(ctx.send_cq, wc, false, q, true);
   }
   q.sq.clear();
   if (!sq_only && ctx.has_srq && q.active_recv) {
@@ -473,7 +485,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
     wc.status = cq::WcStatus::WR_FLUSH_ERR;
     wc.qp_num = ctx.qpn.value();
     q.active_recv.reset();
-    complete(ctx.recv_cq.value, wc, false, ctx.qpn, false);
+    complete(ctx.recv_cq, wc, false, q, false);
   }
   if (!sq_only && !ctx.has_srq) {
     if (q.active_recv) {
@@ -486,7 +498,7 @@ void Adapter::Impl::flush(qp::QpContext& ctx) {
       wc.status = cq::WcStatus::WR_FLUSH_ERR;
       wc.qp_num = ctx.qpn.value();
       q.rq.pop_front();
-      complete(ctx.recv_cq.value, wc, false, ctx.qpn, false);
+      complete(ctx.recv_cq, wc, false, q, false);
     }
   }
   flushing = false;

@@ -18,8 +18,8 @@ bool not_after(qp::Psn a, qp::Psn b) { return qp::psn_diff(a, b) <= 0; }
 
 }  // namespace
 
-void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame& p) {
-  QpQueues& q = queues[ctx.qpn.value()];
+void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
+  qp::QpContext& ctx = q.ctx;
   const qp::Psn psn(p.bth.psn);
   const wire::OpcodeInfo& op = *p.op;
   auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes}); };
@@ -34,7 +34,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       if (w.done) continue;
       if (!w.started || !not_after(w.last_psn, upto)) return nullptr;
       if (w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH) return &w;
-      complete_send(ctx, w, cq::WcStatus::SUCCESS);
+      complete_send(q, w, cq::WcStatus::SUCCESS);
       progress = true;
     }
     return nullptr;
@@ -52,7 +52,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
   // An implied NAK counts as a retry and goes back to the oldest unacknowledged PSN (rxe).
   auto implied_nak = [&](SendWqe* w) {
     if (w == nullptr) return false;
-    retry_from(ctx, trace::RetryKind::IMPLIED_NAK, ctx.req.comp_psn);
+    retry_from(q, trace::RetryKind::IMPLIED_NAK, ctx.req.comp_psn);
     return true;
   };
 
@@ -71,21 +71,21 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       if (w == nullptr) return drop("nak_for_no_wqe");
       // The NAK's code selects the error class and so the WQE's status (docs/spec-notes.md §4.3).
       const auto cls = errors::error_for_syndrome(p.aeth.syndrome).value_or(errors::ErrorClass::REQ_RESERVED_NAK);
-      fail_wqe(ctx, *w, cls);
+      fail_wqe(q, *w, cls);
       return;
     }
     if (kind == wire::AethKind::RNR_NAK) {
-      on_rnr_nak(ctx, psn, wire::aeth_value(p.aeth.syndrome));
+      on_rnr_nak(q, psn, wire::aeth_value(p.aeth.syndrome));
       return;
     }
     if (kind == wire::AethKind::NAK) {
       // PSN sequence error: go back to the PSN the responder expects (docs/spec-notes.md §4.3,
       // §5.3).
-      retry_from(ctx, trace::RetryKind::SEQUENCE_NAK, psn);
+      retry_from(q, trace::RetryKind::SEQUENCE_NAK, psn);
       return;
     }
     // A reserved syndrome type (docs/spec-notes.md §4.1): a bad response.
-    if (SendWqe* w = find_wqe(psn)) fail_wqe(ctx, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
+    if (SendWqe* w = find_wqe(psn)) fail_wqe(q, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
     return;
   } else if (op.operation == Operation::READ_RESPONSE || op.operation == Operation::ATOMIC_ACK) {
     SendWqe* w = find_wqe(psn);
@@ -98,7 +98,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     if ((atomic_ack && !atomic) || (!atomic_ack && !read && !zero_len_reply)) {
       // A response of the wrong kind for the WQE (docs/spec-notes.md §4.3: BAD_RESP_ERR is the
       // generic status; rxe uses FATAL_ERR for a READ response to a non-READ WQE).
-      fail_wqe(ctx, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
+      fail_wqe(q, *w, errors::ErrorClass::REQ_BAD_RESPONSE);
       return;
     }
     // The response acknowledges the WQEs before this one; an earlier READ/atomic still
@@ -109,7 +109,7 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
     // lost, one behind is a duplicate (rxe check_psn; docs/spec-notes.md §3.4, §5.3).
     if (qp::psn_before(psn, ctx.req.comp_psn)) return drop("duplicate_response");
     if (qp::psn_after(psn, ctx.req.comp_psn)) {
-      retry_from(ctx, trace::RetryKind::IMPLIED_NAK, ctx.req.comp_psn);
+      retry_from(q, trace::RetryKind::IMPLIED_NAK, ctx.req.comp_psn);
       return;
     }
     if (atomic_ack) {
@@ -117,18 +117,18 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
       for (std::size_t i = 0; i < 8; ++i)
         orig[i] = static_cast<std::uint8_t>(p.atomicacketh.orig >> (8 * i));  // host order, LE
       copy_in(w->sges, 0, orig);
-      complete_send(ctx, *w, cq::WcStatus::SUCCESS);
+      complete_send(q, *w, cq::WcStatus::SUCCESS);
     } else if (read) {
       const std::uint64_t offset =
           static_cast<std::uint64_t>(qp::psn_diff(psn, w->first_psn)) * ctx.mtu;
       if (!copy_in(w->sges, offset, p.payload())) {
-        fail_wqe(ctx, *w, errors::ErrorClass::REQ_LOCAL_LENGTH);
+        fail_wqe(q, *w, errors::ErrorClass::REQ_LOCAL_LENGTH);
         return;
       }
       w->read_received += p.payload_len;
-      if (op.ends_message()) complete_send(ctx, *w, cq::WcStatus::SUCCESS);
+      if (op.ends_message()) complete_send(q, *w, cq::WcStatus::SUCCESS);
     } else {
-      complete_send(ctx, *w, cq::WcStatus::SUCCESS);
+      complete_send(q, *w, cq::WcStatus::SUCCESS);
     }
     progress = true;
     advance_comp(psn + 1u);
@@ -146,13 +146,13 @@ void Adapter::Impl::handle_response(qp::QpContext& ctx, const wire::ParsedFrame&
   }
   while (!q.sq.empty() && q.sq.front().done) q.sq.pop_front();
   // The timer is re-armed after a response while requests remain outstanding (rxe).
-  arm_retransmit(ctx);
+  arm_retransmit(q);
   const bool idle = ctx.req.outstanding_psns() == 0;
   if (idle && ctx.state() == qp::QpState::SQD) {
-    const qp::SqDrained d = a.qps_.mark_sq_drained(ctx.qpn);
+    const qp::SqDrained d = a.qps_.mark_sq_drained(ctx);
     if (d.notify) a.observer_.on_async_event({now(), a.id_, "SQ_DRAINED", ctx.qpn.value()});
   }
-  schedule_requester(ctx.qpn);
+  schedule_requester(q);
 }
 
 }  // namespace rocecert::model

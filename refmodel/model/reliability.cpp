@@ -8,43 +8,44 @@
 
 namespace rocecert::model {
 
-void Adapter::Impl::cancel_retransmit(qp::QpContext& ctx) {
-  QpQueues& q = queues[ctx.qpn.value()];
+void Adapter::Impl::cancel_retransmit(Qp& q) {
   if (q.retransmit_timer != 0) a.events_.cancel(q.retransmit_timer);
   q.retransmit_timer = 0;
-  ctx.req.retransmit_deadline = qp::kNoDeadline;
+  q.ctx.req.retransmit_deadline = qp::kNoDeadline;
 }
 
-void Adapter::Impl::arm_retransmit(qp::QpContext& ctx) {
-  cancel_retransmit(ctx);
+void Adapter::Impl::arm_retransmit(Qp& q) {
+  qp::QpContext& ctx = q.ctx;
+  cancel_retransmit(q);
   // timeout 0 means no timer (IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.1); nothing
   // outstanding, nothing to time.
   if (ctx.type != qp::QpType::RC || ctx.req.ack_timeout == 0 || ctx.req.outstanding_psns() == 0)
     return;
-  QpQueues& q = queues[ctx.qpn.value()];
   ctx.req.retransmit_deadline = now() + ctx.req.ack_timeout;
   const qp::Qpn qpn = ctx.qpn;
   q.retransmit_timer = a.events_.schedule_at(ctx.req.retransmit_deadline, [this, qpn] {
-    queues[qpn.value()].retransmit_timer = 0;
-    on_retransmit_timeout(qpn);
+    Qp* timed_out = find_qp(qpn);
+    if (timed_out == nullptr) return;
+    timed_out->retransmit_timer = 0;
+    on_retransmit_timeout(*timed_out);
   });
 }
 
-bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from) {
+bool Adapter::Impl::consume_retry(Qp& q, trace::RetryKind kind, qp::Psn from) {
+  qp::QpContext& ctx = q.ctx;
   const bool rnr = kind == trace::RetryKind::RNR_NAK;
   std::uint8_t& left = rnr ? ctx.req.rnr_retry : ctx.req.retry_cnt;
   if (left == 0) {
     // Exhausted: the oldest outstanding WQE fails and the QP moves to ERR (IBTA Vol. 1 §9.7.6.1.3,
     // C9-140, §9.7.5.2.8; docs/spec-notes.md §5.2, §5.4).
-    QpQueues& q = queues[ctx.qpn.value()];
-    cancel_retransmit(ctx);
+    cancel_retransmit(q);
     const auto cls = rnr ? errors::ErrorClass::REQ_RNR_RETRY_EXCEEDED : errors::ErrorClass::REQ_RETRY_EXCEEDED;
     for (SendWqe& w : q.sq) {
       if (w.done || !w.started) continue;
-      fail_wqe(ctx, w, cls);
+      fail_wqe(q, w, cls);
       return false;
     }
-    enter_error(ctx, cls);
+    enter_error(q, cls);
     return false;
   }
   // 7 means "infinite" for rnr_retry everywhere and for retry_cnt in rxe (docs/spec-notes.md
@@ -55,11 +56,11 @@ bool Adapter::Impl::consume_retry(qp::QpContext& ctx, trace::RetryKind kind, qp:
   return true;
 }
 
-void Adapter::Impl::go_back_n(qp::QpContext& ctx, qp::Psn from) {
+void Adapter::Impl::go_back_n(Qp& q, qp::Psn from) {
+  qp::QpContext& ctx = q.ctx;
   // Every started WQE from `from` on is sent again: the one holding `from` resumes at that
   // packet (its FIRST if from is its first PSN), a READ is re-issued for its remaining data,
   // later WQEs start over (docs/spec-notes.md §5.3; rxe req_retry).
-  QpQueues& q = queues[ctx.qpn.value()];
   // A READ or atomic before `from` that still waits for its response must be asked again: the
   // responder's PSN (a sequence NAK's) can be past it when only its response was lost, and an
   // implicit ACK never completes it (docs/spec-notes.md §3.4).
@@ -90,54 +91,54 @@ void Adapter::Impl::go_back_n(qp::QpContext& ctx, qp::Psn from) {
   }
   ctx.req.comp_psn = from;
   ctx.req.started_retry = true;
-  schedule_requester(ctx.qpn);
+  schedule_requester(q);
 }
 
-void Adapter::Impl::retry_from(qp::QpContext& ctx, trace::RetryKind kind, qp::Psn from) {
-  QpQueues& q = queues[ctx.qpn.value()];
-  if (ctx.req.started_retry && !q.timeout_retry) return;
-  if (!consume_retry(ctx, kind, from)) return;
+void Adapter::Impl::retry_from(Qp& q, trace::RetryKind kind, qp::Psn from) {
+  if (q.ctx.req.started_retry && !q.timeout_retry) return;
+  if (!consume_retry(q, kind, from)) return;
   q.timeout_retry = false;
-  go_back_n(ctx, from);
-  arm_retransmit(ctx);
+  go_back_n(q, from);
+  arm_retransmit(q);
 }
 
-void Adapter::Impl::on_retransmit_timeout(qp::Qpn qpn) {
-  qp::QpContext* ctx = a.qps_.find(qpn);
-  if (ctx == nullptr) return;
-  if (!qp::state_rules(ctx->state()).processes_responses) return;
-  if (ctx->req.outstanding_psns() == 0) return;
-  if (ctx->req.wait_for_rnr_timer) return;  // the RNR wait takes precedence (rxe)
-  if (!consume_retry(*ctx, trace::RetryKind::TIMEOUT, ctx->req.comp_psn)) return;
-  go_back_n(*ctx, ctx->req.comp_psn);
-  queues[qpn.value()].timeout_retry = true;
-  arm_retransmit(*ctx);
+void Adapter::Impl::on_retransmit_timeout(Qp& q) {
+  const qp::QpContext& ctx = q.ctx;
+  if (!qp::state_rules(ctx.state()).processes_responses) return;
+  if (ctx.req.outstanding_psns() == 0) return;
+  if (ctx.req.wait_for_rnr_timer) return;  // the RNR wait takes precedence (rxe)
+  if (!consume_retry(q, trace::RetryKind::TIMEOUT, ctx.req.comp_psn)) return;
+  go_back_n(q, ctx.req.comp_psn);
+  q.timeout_retry = true;
+  arm_retransmit(q);
 }
 
-void Adapter::Impl::on_rnr_nak(qp::QpContext& ctx, qp::Psn psn, std::uint8_t timer_code) {
-  if (!consume_retry(ctx, trace::RetryKind::RNR_NAK, psn)) return;
+void Adapter::Impl::on_rnr_nak(Qp& q, qp::Psn psn, std::uint8_t timer_code) {
+  qp::QpContext& ctx = q.ctx;
+  if (!consume_retry(q, trace::RetryKind::RNR_NAK, psn)) return;
   // Wait for the delay the NAK's 5-bit code names (not our own min_rnr_timer), then go back
   // to the NAKed PSN (IBTA Vol. 1 §9.7.5.2.8; docs/spec-notes.md §5.4). The retransmit timer is off
   // meanwhile.
-  cancel_retransmit(ctx);
+  cancel_retransmit(q);
   ctx.req.comp_psn = psn;
   ctx.req.wait_for_rnr_timer = true;
   sim::SimTime delay = qp::rnr_timer_ns(timer_code, a.config_.qp.profile.rxe_rnr_code25_typo);
   if (const sim::SimTime jiffy = a.config_.profile.rnr_timer_jiffy_ns; jiffy != 0)
     delay = ((delay + jiffy - 1) / jiffy + 1) * jiffy;
   ctx.req.rnr_deadline = now() + delay;
-  QpQueues& q = queues[ctx.qpn.value()];
   if (q.rnr_timer != 0) a.events_.cancel(q.rnr_timer);
   const qp::Qpn qpn = ctx.qpn;
   q.rnr_timer = a.events_.schedule_at(ctx.req.rnr_deadline, [this, qpn, psn] {
-    queues[qpn.value()].rnr_timer = 0;
-    qp::QpContext* c = a.qps_.find(qpn);
-    if (c == nullptr || !c->req.wait_for_rnr_timer) return;
+    Qp* waited = find_qp(qpn);
+    if (waited == nullptr) return;
+    waited->rnr_timer = 0;
+    qp::QpContext* c = &waited->ctx;
+    if (!c->req.wait_for_rnr_timer) return;
     c->req.wait_for_rnr_timer = false;
     c->req.rnr_deadline = qp::kNoDeadline;
     if (!qp::state_rules(c->state()).processes_responses) return;
-    go_back_n(*c, psn);
-    arm_retransmit(*c);
+    go_back_n(*waited, psn);
+    arm_retransmit(*waited);
   });
 }
 

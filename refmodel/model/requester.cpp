@@ -31,26 +31,27 @@ bool window_full(const qp::QpContext& ctx, qp::Psn psn) {
 
 }  // namespace
 
-void Adapter::Impl::schedule_requester(qp::Qpn qpn) { schedule_requester_at(qpn, now()); }
+void Adapter::Impl::schedule_requester(Qp& q) { schedule_requester_at(q, now()); }
 
-void Adapter::Impl::schedule_requester_at(qp::Qpn qpn, sim::SimTime at) {
-  QpQueues& q = queues[qpn.value()];
+void Adapter::Impl::schedule_requester_at(Qp& q, sim::SimTime at) {
   if (q.requester_scheduled) return;
   q.requester_scheduled = true;
-  a.events_.schedule_at(at, [this, qpn] { run_requester(qpn); });
+  const qp::Qpn qpn = q.ctx.qpn;
+  a.events_.schedule_at(at, [this, qpn] {
+    if (Qp* found = find_qp(qpn)) run_requester(*found);
+  });
 }
 
 void Adapter::set_tx_pacer(TxPacer* pacer) { impl_->pacer = pacer; }
 
 void Adapter::kick_requester(qp::Qpn qpn) {
-  if (qps_.find(qpn) != nullptr) impl_->schedule_requester(qpn);
+  if (Qp* q = impl_->find_qp(qpn)) impl_->schedule_requester(*q);
 }
 
-void Adapter::Impl::run_requester(qp::Qpn qpn) {
-  QpQueues& q = queues[qpn.value()];
+void Adapter::Impl::run_requester(Qp& q) {
   q.requester_scheduled = false;
-  qp::QpContext* ctx = a.qps_.find(qpn);
-  if (ctx == nullptr) return;
+  qp::QpContext* ctx = &q.ctx;
+  const qp::Qpn qpn = ctx->qpn;
   if (!qp::state_rules(ctx->state()).sq_processes) return;
   if (ctx->req.wait_for_rnr_timer) return;  // nothing goes out before the RNR delay (§5.4)
   for (std::size_t i = 0; i < q.sq.size(); ++i) {
@@ -60,7 +61,7 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
       // SQD and SQE start no new WQE (docs/spec-notes.md §6.6); in-flight messages finish.
       if (!qp::state_rules(ctx->state()).sq_starts_wqe) break;
       if (window_full(*ctx, ctx->req.next_psn)) break;
-      if (!start_wqe(*ctx, q, w)) break;
+      if (!start_wqe(q, w)) break;
       if (ctx->state() == qp::QpState::ERR || ctx->state() == qp::QpState::SQE) return;
       if (w.done) continue;
     }
@@ -77,24 +78,25 @@ void Adapter::Impl::run_requester(qp::Qpn qpn) {
         continue;
       }
       sim::SimTime at = now();
-      if (a.config_.profile.dcqcn) at = std::max(at, rate_controller(qpn).earliest_send(now()));
+      if (a.config_.profile.dcqcn) at = std::max(at, rate_controller(q).earliest_send(now()));
       if (pacer != nullptr) at = std::max(at, pacer->earliest_send(qpn.value(), now(), seg.length));
       if (at > now()) {
-        if (at != sim::kNever) schedule_requester_at(qpn, at);
+        if (at != sim::kNever) schedule_requester_at(q, at);
         return;
       }
       ++w.next_pkt;
-      const std::size_t bytes = send_packet(*ctx, w, seg);
-      if (a.config_.profile.dcqcn) rate_controller(qpn).sent(now(), static_cast<std::uint32_t>(bytes));
+      const std::size_t bytes = send_packet(q, w, seg);
+      if (a.config_.profile.dcqcn) rate_controller(q).sent(now(), static_cast<std::uint32_t>(bytes));
       if (pacer != nullptr) pacer->sent(qpn.value(), now(), seg.length);
     }
     if (!w.fully_sent()) break;
-    if (!reliable(*ctx)) complete_send(*ctx, w, cq::WcStatus::SUCCESS);
+    if (!reliable(*ctx)) complete_send(q, w, cq::WcStatus::SUCCESS);
   }
   while (!q.sq.empty() && q.sq.front().done) q.sq.pop_front();
 }
 
-bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
+bool Adapter::Impl::start_wqe(Qp& q, SendWqe& w) {
+  qp::QpContext& ctx = q.ctx;
   const tx::WrOpcode op = w.wr.opcode;
   auto earlier_pending = [&](bool only_read_atomic) {
     for (const SendWqe& e : q.sq) {
@@ -112,9 +114,9 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     if (op == tx::WrOpcode::LOCAL_INV) {
       const mem::MemErrc e = a.mem_.invalidate(qp_ref(ctx), mem::Key(w.wr.invalidate_rkey));
       if (e == mem::MemErrc::OK) {
-        complete_send(ctx, w, cq::WcStatus::SUCCESS);
+        complete_send(q, w, cq::WcStatus::SUCCESS);
       } else {
-        fail_wqe(ctx, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
+        fail_wqe(q, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
       }
     } else {
       mem::BindMwWr bind;
@@ -126,9 +128,9 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
       bind.access = mem::access_from_u32(w.wr.bind_access);
       const auto r = a.mem_.bind_mw(qp_ref(ctx), bind);
       if (r.ok()) {
-        complete_send(ctx, w, cq::WcStatus::SUCCESS);
+        complete_send(q, w, cq::WcStatus::SUCCESS);
       } else {
-        fail_wqe(ctx, w, errors::ErrorClass::REQ_MW_BIND);
+        fail_wqe(q, w, errors::ErrorClass::REQ_MW_BIND);
       }
     }
     return true;
@@ -138,7 +140,7 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
   // REQ_LOCAL_QP_OPERATION: rxe ERR, IBA SQE).
   if (ctx.type == qp::QpType::UD && ahs.find(w.wr.ah) == ahs.end()) {
     w.started = true;
-    fail_wqe(ctx, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
+    fail_wqe(q, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
     return true;
   }
   if (w.is_read_or_atomic()) {
@@ -158,7 +160,7 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
       // A local SGE that fails its check: LOC_PROT_ERR by the IB convention, LOC_QP_OP_ERR in
       // rxe (docs/spec-notes.md §5.5, §11.20); the errors table holds both.
       w.started = true;
-      fail_wqe(ctx, w, scatter ? errors::ErrorClass::REQ_LOCAL_SCATTER_PROTECTION
+      fail_wqe(q, w, scatter ? errors::ErrorClass::REQ_LOCAL_SCATTER_PROTECTION
                                : errors::ErrorClass::REQ_LOCAL_PROTECTION);
       return true;
     }
@@ -179,9 +181,9 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
     // (C10-93.1.1; rxe). Anything else was refused at post time already.
     const bool ud_too_long = ctx.type == qp::QpType::UD && w.plan.error == tx::SegmentError::MESSAGE_TOO_LONG;
     if (ud_too_long) {
-      complete_send(ctx, w, cq::WcStatus::SUCCESS);
+      complete_send(q, w, cq::WcStatus::SUCCESS);
     } else {
-      fail_wqe(ctx, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
+      fail_wqe(q, w, errors::ErrorClass::REQ_LOCAL_QP_OPERATION);
     }
     return true;
   }
@@ -192,7 +194,8 @@ bool Adapter::Impl::start_wqe(qp::QpContext& ctx, QpQueues& q, SendWqe& w) {
   return true;
 }
 
-std::size_t Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx::Segment& seg) {
+std::size_t Adapter::Impl::send_packet(Qp& q, SendWqe& w, const tx::Segment& seg) {
+  const qp::QpContext& ctx = q.ctx;
   const bool ud = ctx.type == qp::QpType::UD;
   qp::AddressVector av = ctx.attr.ah_attr;
   std::uint32_t dqpn = ctx.attr.dest_qp_num;
@@ -201,7 +204,7 @@ std::size_t Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx:
     if (it != ahs.end()) av = it->second;
     dqpn = w.wr.remote_qpn;
   }
-  wire::FrameSpec s = base_spec(ctx, av, dqpn);
+  wire::FrameSpec s = base_spec(q, av, dqpn);
   s.bth.opcode = seg.opcode;
   s.bth.psn = seg.psn;
   s.bth.ackreq = seg.ackreq;
@@ -254,18 +257,19 @@ std::size_t Adapter::Impl::send_packet(qp::QpContext& ctx, SendWqe& w, const tx:
   const std::size_t bytes = transmit(s);
   // The local ACK timer starts with a request when it is not already running (rxe
   // update_state; IBTA Vol. 1 §9.7.6.1.3, C9-140; docs/spec-notes.md §5.2).
-  if (reliable(ctx) && queues[ctx.qpn.value()].retransmit_timer == 0) arm_retransmit(ctx);
+  if (reliable(ctx) && q.retransmit_timer == 0) arm_retransmit(q);
   return bytes;
 }
 
-void Adapter::Impl::fail_wqe(qp::QpContext& ctx, SendWqe& w, errors::ErrorClass cls) {
-  const errors::Outcome& o = outcome(ctx, cls);
-  complete_send(ctx, w, o.requester_status.value_or(cq::WcStatus::GENERAL_ERR));
-  raise_events(ctx, o);
-  apply_state_change(ctx, o.requester_state, cls);
+void Adapter::Impl::fail_wqe(Qp& q, SendWqe& w, errors::ErrorClass cls) {
+  const errors::Outcome& o = outcome(q.ctx, cls);
+  complete_send(q, w, o.requester_status.value_or(cq::WcStatus::GENERAL_ERR));
+  raise_events(q.ctx, o);
+  apply_state_change(q, o.requester_state, cls);
 }
 
-void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus status) {
+void Adapter::Impl::complete_send(Qp& q, SendWqe& w, cq::WcStatus status) {
+  qp::QpContext& ctx = q.ctx;
   w.done = true;
   if (w.holds_credit) {
     ++ctx.req.rd_atomic_credits;
@@ -284,7 +288,7 @@ void Adapter::Impl::complete_send(qp::QpContext& ctx, SendWqe& w, cq::WcStatus s
     if (w.wr.opcode == tx::WrOpcode::SEND_WITH_IMM || w.wr.opcode == tx::WrOpcode::RDMA_WRITE_WITH_IMM)
       wc.wc_flags |= cq::kWcWithImm;
   }
-  complete(ctx.send_cq.value, wc, false, ctx.qpn, true);
+  complete(ctx.send_cq, wc, false, q, true);
 }
 
 }  // namespace rocecert::model

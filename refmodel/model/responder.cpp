@@ -94,22 +94,24 @@ mem::MemOp remote_op(Operation op) {
 
 }  // namespace
 
-void Adapter::Impl::send_ack(qp::QpContext& ctx, std::uint32_t psn, std::uint8_t syndrome) {
-  wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+void Adapter::Impl::send_ack(Qp& q, std::uint32_t psn, std::uint8_t syndrome) {
+  const qp::QpContext& ctx = q.ctx;
+  wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
   s.bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
   s.bth.psn = psn;
   s.aeth = {syndrome, ctx.resp.msn.value()};
-  transmit_response(ctx, s);
+  transmit_response(q, s);
 }
 
-void Adapter::Impl::transmit_response(qp::QpContext& ctx, const wire::FrameSpec& spec) {
-  // Only a coalescing responder ever holds an ACK back (and the lookup is per packet).
-  if (a.config_.profile.ack.mode == AckCoalescing::Mode::COALESCE) flush_pending_ack(ctx);
+void Adapter::Impl::transmit_response(Qp& q, const wire::FrameSpec& spec) {
+  // Only a coalescing responder ever holds an ACK back.
+  if (a.config_.profile.ack.mode == AckCoalescing::Mode::COALESCE) flush_pending_ack(q);
   transmit(spec);
 }
 
-bool Adapter::Impl::flush_pending_ack(qp::QpContext& ctx) {
-  QpQueues::PendingAck& pa = queues[ctx.qpn.value()].pending_ack;
+bool Adapter::Impl::flush_pending_ack(Qp& q) {
+  const qp::QpContext& ctx = q.ctx;
+  Qp::PendingAck& pa = q.pending_ack;
   if (pa.timer != 0) {
     a.events_.cancel(pa.timer);
     pa.timer = 0;
@@ -117,7 +119,7 @@ bool Adapter::Impl::flush_pending_ack(qp::QpContext& ctx) {
   pa.unacked = 0;
   if (!pa.armed) return false;
   pa.armed = false;
-  wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+  wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
   s.bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
   s.bth.psn = pa.psn;
   s.aeth = {a.config_.profile.ack_syndrome_credits, pa.msn};
@@ -125,20 +127,21 @@ bool Adapter::Impl::flush_pending_ack(qp::QpContext& ctx) {
   return true;
 }
 
-void Adapter::Impl::ack_executed(qp::QpContext& ctx, std::uint32_t psn, bool ackreq) {
+void Adapter::Impl::ack_executed(Qp& q, std::uint32_t psn, bool ackreq) {
+  const qp::QpContext& ctx = q.ctx;
   const AckCoalescing& policy = a.config_.profile.ack;
   switch (policy.mode) {
     case AckCoalescing::Mode::ACKREQ:
-      if (ackreq) send_ack(ctx, psn, a.config_.profile.ack_syndrome_credits);
+      if (ackreq) send_ack(q, psn, a.config_.profile.ack_syndrome_credits);
       return;
     case AckCoalescing::Mode::EVERY_PACKET:
-      send_ack(ctx, psn, a.config_.profile.ack_syndrome_credits);
+      send_ack(q, psn, a.config_.profile.ack_syndrome_credits);
       return;
     case AckCoalescing::Mode::COALESCE: break;
   }
   // The ACK that goes out covers the latest executed packet (a coalesced ACK acknowledges
   // every PSN up to its own, IBA §9.7.5.1.1), with the MSN that packet left behind.
-  QpQueues::PendingAck& pa = queues[ctx.qpn.value()].pending_ack;
+  Qp::PendingAck& pa = q.pending_ack;
   pa.psn = psn;
   pa.msn = ctx.resp.msn.value();
   ++pa.unacked;
@@ -147,25 +150,26 @@ void Adapter::Impl::ack_executed(qp::QpContext& ctx, std::uint32_t psn, bool ack
     if (policy.max_delay_ns != 0) {
       const qp::Qpn qpn = ctx.qpn;
       pa.timer = a.events_.schedule_in(policy.max_delay_ns, [this, qpn] {
-        queues[qpn.value()].pending_ack.timer = 0;
-        qp::QpContext* c = a.qps_.find(qpn);
-        if (c == nullptr) return;
+        Qp* held = find_qp(qpn);
+        if (held == nullptr) return;
+        held->pending_ack.timer = 0;
         // A QP that left the receiving states (ERR, RESET) sends nothing (§10.3.1).
-        if (!qp::state_rules(c->state()).rq_processes) {
-          queues[qpn.value()].pending_ack = {};
+        if (!qp::state_rules(held->ctx.state()).rq_processes) {
+          held->pending_ack = {};
           return;
         }
-        flush_pending_ack(*c);
+        flush_pending_ack(*held);
       });
     }
   }
-  if (pa.armed && (policy.max_delay_ns == 0 || pa.unacked >= policy.max_packets)) flush_pending_ack(ctx);
+  if (pa.armed && (policy.max_delay_ns == 0 || pa.unacked >= policy.max_packets)) flush_pending_ack(q);
 }
 
-void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
+void Adapter::Impl::complete_receive(Qp& q, const RecvWqe& r,
                                      cq::WcStatus status, std::uint32_t byte_len,
                                      std::uint32_t flags, std::uint32_t imm, std::uint32_t src_qp,
                                      bool solicited, cq::WcOpcode opcode) {
+  const qp::QpContext& ctx = q.ctx;
   cq::Wc wc;
   wc.wr_id = r.wr.wr_id;
   wc.status = status;
@@ -177,7 +181,7 @@ void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
     wc.imm_data = imm;
     wc.src_qp = src_qp;
   }
-  complete(ctx.recv_cq.value, wc, solicited, ctx.qpn, false);
+  complete(ctx.recv_cq, wc, solicited, q, false);
 }
 
 void Adapter::Impl::raise_events(const qp::QpContext& ctx, const errors::Outcome& o) {
@@ -187,34 +191,35 @@ void Adapter::Impl::raise_events(const qp::QpContext& ctx, const errors::Outcome
   }
 }
 
-void Adapter::Impl::apply_state_change(qp::QpContext& ctx, errors::StateChange change,
+void Adapter::Impl::apply_state_change(Qp& q, errors::StateChange change,
                                        errors::ErrorClass cause) {
   switch (change) {
     case errors::StateChange::NONE: return;
-    case errors::StateChange::ERR: return enter_error(ctx, cause);
+    case errors::StateChange::ERR: return enter_error(q, cause);
     case errors::StateChange::SQE:
-      if (const auto t = a.qps_.enter_sq_error(ctx.qpn)) {
-        a.observer_.on_qp_transition({now(), a.id_, ctx.qpn.value(), t->from, t->to, errors::to_string(cause)});
-        flush(ctx);
+      if (const auto t = a.qps_.enter_sq_error(q.ctx)) {
+        a.observer_.on_qp_transition({now(), a.id_, q.ctx.qpn.value(), t->from, t->to, errors::to_string(cause)});
+        flush(q);
       }
       return;
   }
 }
 
-void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, errors::ErrorClass cls,
+void Adapter::Impl::refuse(Qp& q, const wire::ParsedFrame& p, errors::ErrorClass cls,
                            std::optional<RecvWqe>* held, std::string_view detail) {
+  qp::QpContext& ctx = q.ctx;
   const errors::Outcome& o = outcome(ctx, cls);
   const std::string_view name = errors::to_string(cls);
   if (ctx.type != qp::QpType::RC) ctx.resp.drop_msg = true;  // UC: drop the rest of the message
   if (held != nullptr && held->has_value() && o.receive_status) {
-    complete_receive(ctx, **held, *o.receive_status);
+    complete_receive(q, **held, *o.receive_status);
     held->reset();
     ctx.resp.recv_wqe_active = false;
-  } else if (held != nullptr && held->has_value() && held != &queues[ctx.qpn.value()].active_recv) {
+  } else if (held != nullptr && held->has_value() && held != &q.active_recv) {
     // The table gives no receive status (e.g. RESP_RKEY_VIOLATION, RESP_WRITE_LENGTH on UC:
     // drop().req_ok()): the WQE a WRITE_WITH_IMM would take is not consumed (rxe only peeks
     // at it until the message completes), so it goes back to the head of its queue.
-    receive_queue(ctx).push_front(std::move(**held));
+    receive_queue(q).push_front(std::move(**held));
     held->reset();
   }
   switch (o.response) {
@@ -223,11 +228,11 @@ void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, error
       const std::uint8_t syndrome = errors::nak_syndrome(o, ctx.attr.min_rnr_timer).value_or(o.nak_code);
       a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), p.bth.psn, syndrome,
                           detail.empty() ? name : detail});
-      send_ack(ctx, p.bth.psn, syndrome);
+      send_ack(q, p.bth.psn, syndrome);
       break;
     }
     case errors::Response::ACK:
-      if (p.bth.ackreq) send_ack(ctx, p.bth.psn, a.config_.profile.ack_syndrome_credits);
+      if (p.bth.ackreq) send_ack(q, p.bth.psn, a.config_.profile.ack_syndrome_credits);
       break;
     case errors::Response::SILENT_DROP:
     case errors::Response::RESERVED_NAK:
@@ -236,18 +241,19 @@ void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, error
       break;
   }
   raise_events(ctx, o);
-  apply_state_change(ctx, o.responder_state, cls);
+  apply_state_change(q, o.responder_state, cls);
 }
 
-void Adapter::Impl::send_read_responses(qp::QpContext& ctx, std::uint32_t psn,
+void Adapter::Impl::send_read_responses(Qp& q, std::uint32_t psn,
                                         std::uint64_t host_addr, std::uint32_t len,
                                         bool from_start) {
+  const qp::QpContext& ctx = q.ctx;
   // ceil(len / MTU) responses (one for a zero-length READ) with consecutive PSNs, AETH on
   // FIRST/LAST/ONLY; a READ resumed mid-way goes on with MIDDLE/LAST (rxe;
   // docs/spec-notes.md §11.8).
   const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
   for (std::uint32_t i = 0; i < n; ++i) {
-    wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+    wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
     wire::Opcode o = wire::Opcode::RC_RDMA_READ_RESPONSE_MIDDLE;
     if (i + 1 == n) {
       o = from_start && n == 1 ? wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY
@@ -260,23 +266,23 @@ void Adapter::Impl::send_read_responses(qp::QpContext& ctx, std::uint32_t psn,
     s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
     const std::uint32_t chunk = len == 0 ? 0 : std::min<std::uint32_t>(ctx.mtu, len - i * ctx.mtu);
     if (chunk != 0) s.payload = a.memory_.read_bytes(host_addr + std::uint64_t{i} * ctx.mtu, chunk);
-    transmit_response(ctx, s);
+    transmit_response(q, s);
   }
 }
 
-void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& p) {
+void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
+  qp::QpContext& ctx = q.ctx;
   const wire::OpcodeInfo& op = *p.op;
-  QpQueues& q = queues[ctx.qpn.value()];
   const bool rc = ctx.type == qp::QpType::RC;
   const std::uint32_t psn = p.bth.psn;
   auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes}); };
   // Takes the next receive WQE and resolves its buffers (LOCAL_WRITE).
   auto take_recv = [&](RecvWqe& out) -> int {  // 1 ok, 0 none, -1 unusable WQE
-    std::deque<RecvWqe>& rq = receive_queue(ctx);
+    std::deque<RecvWqe>& rq = receive_queue(q);
     if (rq.empty()) return 0;
     out = std::move(rq.front());
     rq.pop_front();
-    srq_consumed(ctx);
+    srq_consumed(q);
     mem::AccessResult failure;
     std::uint32_t bad = 0;
     if (!resolve_sges(ctx, out.wr.sg_list, mem::MemOp::LOCAL_WRITE, out.sges, failure, bad))
@@ -292,9 +298,9 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     const int got = take_recv(r);
     if (got == 0) return drop("ud_no_receive_wqe");
     std::optional<RecvWqe> held = std::move(r);
-    if (got < 0) return refuse(ctx, p, errors::ErrorClass::RESP_RECV_WQE_PROTECTION, &held, {});
+    if (got < 0) return refuse(q, p, errors::ErrorClass::RESP_RECV_WQE_PROTECTION, &held, {});
     if (held->capacity < 40u + p.payload_len)
-      return refuse(ctx, p, errors::ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, &held, {});
+      return refuse(q, p, errors::ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, &held, {});
     r = std::move(*held);
     std::array<std::uint8_t, 40> grh{};
     const auto ip = p.bytes.subspan(p.ip_off, p.ip_header_len);
@@ -303,7 +309,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     copy_in(r.sges, 0, grh);
     copy_in(r.sges, 40, p.payload());
     const bool imm = (op.flags & wire::kImm) != 0;
-    complete_receive(ctx, r, cq::WcStatus::SUCCESS, 40u + p.payload_len,
+    complete_receive(q, r, cq::WcStatus::SUCCESS, 40u + p.payload_len,
                   cq::kWcGrh | (imm ? cq::kWcWithImm : 0u), imm ? p.immdt.value : 0u,
                   p.deth.srcqp, p.bth.se, cq::WcOpcode::RECV);
     return;
@@ -318,7 +324,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       if (!ctx.resp.sent_psn_nak) {
         ctx.resp.sent_psn_nak = true;
         a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), ctx.resp.epsn.value(), kNakPsnSeq, "psn_sequence"});
-        send_ack(ctx, ctx.resp.epsn.value(), kNakPsnSeq);
+        send_ack(q, ctx.resp.epsn.value(), kNakPsnSeq);
       }
       return drop("psn_ahead");
     }
@@ -328,19 +334,19 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       // never re-executed.
       for (const qp::ResponderResource& res : ctx.resp.resources) {
         if (res.type == qp::ResourceType::ATOMIC && res.first_psn == qp::Psn(psn)) {
-          wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+          wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
           s.bth.opcode = wire::to_u8(wire::Opcode::RC_ATOMIC_ACKNOWLEDGE);
           s.bth.psn = psn;
           s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
           s.atomicacketh.orig = res.atomic_orig;
-          transmit_response(ctx, s);
+          transmit_response(q, s);
           return;
         }
       }
       if (op.operation == Operation::COMPARE_SWAP || op.operation == Operation::FETCH_ADD) {
         // No responder resource holds it any more: never re-executed, dropped (errors table
         // RESP_DUPLICATE_UNAVAILABLE: drop().retries(...); rxe duplicate_request, class D).
-        return refuse(ctx, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
+        return refuse(q, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
       }
       if (op.operation == Operation::READ_REQUEST) {
         // A READ asked again (its responses were lost, or the requester resumes a partial one):
@@ -366,16 +372,16 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         // Its resource was recycled: dropped, not re-executed (errors table
         // RESP_DUPLICATE_UNAVAILABLE: drop().retries(...); rxe duplicate_request, class D).
         if (!found)
-          return refuse(ctx, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
+          return refuse(q, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
         mem::AccessRequest req{mem::MemOp::REMOTE_READ, mem::Key(rkey), qp_ref(ctx), va, len, 0, false};
         const mem::AccessResult r = a.mem_.check(req);
-        if (!r.ok()) return refuse(ctx, p, errors::ErrorClass::RESP_RKEY_VIOLATION, nullptr, mem::to_string(r.outcome));
-        send_read_responses(ctx, psn, r.host_addr, len, from_start);
+        if (!r.ok()) return refuse(q, p, errors::ErrorClass::RESP_RKEY_VIOLATION, nullptr, mem::to_string(r.outcome));
+        send_read_responses(q, psn, r.host_addr, len, from_start);
         return;
       }
       // A pending coalesced ACK already says ePSN - 1: it is the re-ACK.
-      if (!flush_pending_ack(ctx))
-        send_ack(ctx, (ctx.resp.epsn - 1u).value(), a.config_.profile.ack_syndrome_credits);
+      if (!flush_pending_ack(q))
+        send_ack(q, (ctx.resp.epsn - 1u).value(), a.config_.profile.ack_syndrome_credits);
       return;
     }
     ctx.resp.sent_psn_nak = false;
@@ -391,7 +397,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     }
     if (op.starts_message() && ctx.resp.opcode != qp::kNoOpcode) {
       if (q.active_recv) {
-        receive_queue(ctx).push_front(std::move(*q.active_recv));  // rewind, no completion (rxe D1)
+        receive_queue(q).push_front(std::move(*q.active_recv));  // rewind, no completion (rxe D1)
         q.active_recv.reset();
       }
       ctx.resp.opcode = qp::kNoOpcode;
@@ -402,27 +408,27 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
 
   // ---- 2. Opcode sequence --------------------------------------------------------------------
   if (!sequence_ok(ctx.resp.opcode, op))
-    return refuse(ctx, p, errors::ErrorClass::RESP_OPCODE_SEQUENCE, &q.active_recv, {});
+    return refuse(q, p, errors::ErrorClass::RESP_OPCODE_SEQUENCE, &q.active_recv, {});
   // ---- 3. QP access ------------------------------------------------------------------------
   if (!qp_access_ok(ctx.attr.qp_access_flags, op.operation))
-    return refuse(ctx, p, errors::ErrorClass::RESP_QP_ACCESS, &q.active_recv, {});
+    return refuse(q, p, errors::ErrorClass::RESP_QP_ACCESS, &q.active_recv, {});
   // ---- 4. Resources --------------------------------------------------------------------------
   const bool rd_atomic = op.operation == Operation::READ_REQUEST ||
                          op.operation == Operation::COMPARE_SWAP ||
                          op.operation == Operation::FETCH_ADD ||
                          op.operation == Operation::ATOMIC_WRITE;
   if (rd_atomic && ctx.attr.max_dest_rd_atomic == 0)
-    return refuse(ctx, p, errors::ErrorClass::RESP_NO_RESOURCES_RD_ATOMIC, nullptr, {});
+    return refuse(q, p, errors::ErrorClass::RESP_NO_RESOURCES_RD_ATOMIC, nullptr, {});
   std::optional<RecvWqe> imm_recv;  // the WQE a WRITE_WITH_IMM consumes at its last packet
   if (consumes_recv_wqe(op)) {
     RecvWqe r;
     const int got = take_recv(r);
     // No WQE: RNR NAK with our min_rnr_timer, nothing changes, the requester retries (RC);
     // UC drops the message (docs/spec-notes.md §4.4).
-    if (got == 0) return refuse(ctx, p, errors::ErrorClass::RESP_RNR, nullptr, "rnr");
+    if (got == 0) return refuse(q, p, errors::ErrorClass::RESP_RNR, nullptr, "rnr");
     if (got < 0) {
       std::optional<RecvWqe> held = std::move(r);
-      return refuse(ctx, p, errors::ErrorClass::RESP_RECV_WQE_PROTECTION, &held, {});
+      return refuse(q, p, errors::ErrorClass::RESP_RECV_WQE_PROTECTION, &held, {});
     }
     if (op.operation == Operation::SEND) {
       q.active_recv = std::move(r);
@@ -434,7 +440,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   }
   // ---- 5. Length -----------------------------------------------------------------------------
   std::optional<RecvWqe>* held = imm_recv ? &imm_recv : &q.active_recv;
-  if (!length_ok(p, ctx.mtu)) return refuse(ctx, p, errors::ErrorClass::RESP_LENGTH, held, {});
+  if (!length_ok(p, ctx.mtu)) return refuse(q, p, errors::ErrorClass::RESP_LENGTH, held, {});
   // ---- 6. R_Key and bounds --------------------------------------------------------------------
   mem::AccessResult target;
   const bool keyed = op.has(Header::Reth) || op.has(Header::AtomicEth);
@@ -463,7 +469,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       // (docs/spec-notes.md §7.6, §4.4): the errors table maps the outcome.
       const auto cls = errors::error_for_access(req.op, target.outcome, errors::AccessSite::RESPONDER)
                            .value_or(errors::ErrorClass::RESP_RKEY_VIOLATION);
-      return refuse(ctx, p, cls, held, mem::to_string(target.outcome));
+      return refuse(q, p, cls, held, mem::to_string(target.outcome));
     }
     if (op.operation == Operation::WRITE) {
       ctx.resp.write = {true, target.zero_length_exempt ? 0 : target.host_addr, p.reth.rkey, p.reth.dmalen};
@@ -474,7 +480,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     // The payload must fit the DMA length announced in the RETH (docs/spec-notes.md §1.7, §4.4).
     const std::uint32_t resid = ctx.resp.write.resid;
     if (p.payload_len > resid || (op.ends_message() && p.payload_len != resid))
-      return refuse(ctx, p, errors::ErrorClass::RESP_WRITE_LENGTH, held, {});
+      return refuse(q, p, errors::ErrorClass::RESP_WRITE_LENGTH, held, {});
   }
 
   // ---- Execute ------------------------------------------------------------------------------
@@ -488,7 +494,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
     case Operation::SEND: {
       RecvWqe& r = *q.active_recv;
       if (!copy_in(r.sges, ctx.resp.recv_offset, p.payload()))
-        return refuse(ctx, p, errors::ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, &q.active_recv, {});
+        return refuse(q, p, errors::ErrorClass::RESP_RECV_BUFFER_TOO_SMALL, &q.active_recv, {});
       ctx.resp.recv_offset += p.payload_len;
       advance();
       if (op.ends_message()) {
@@ -512,26 +518,26 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         ctx.resp.recv_wqe_active = false;
         if (inv_failed) {
           if (rc && outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response == errors::Response::ACK)
-            ack_executed(ctx, psn, p.bth.ackreq);
+            ack_executed(q, psn, p.bth.ackreq);
           // docs/spec-notes.md §11.9: rxe ACKs (above), completes the receive with REM_INV_REQ_ERR
           // and moves the QP to ERR; the IBA profile NAKs instead (errors table).
           std::optional<RecvWqe> failed = std::move(done);
           const errors::Outcome& o = outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED);
           if (o.response == errors::Response::ACK) {
-            complete_receive(ctx, *failed, o.receive_status.value_or(cq::WcStatus::REM_INV_REQ_ERR));
-            return apply_state_change(ctx, o.responder_state, errors::ErrorClass::RESP_INVALIDATE_FAILED);
+            complete_receive(q, *failed, o.receive_status.value_or(cq::WcStatus::REM_INV_REQ_ERR));
+            return apply_state_change(q, o.responder_state, errors::ErrorClass::RESP_INVALIDATE_FAILED);
           }
-          return refuse(ctx, p, errors::ErrorClass::RESP_INVALIDATE_FAILED, &failed, {});
+          return refuse(q, p, errors::ErrorClass::RESP_INVALIDATE_FAILED, &failed, {});
         }
-        complete_receive(ctx, done, cq::WcStatus::SUCCESS, ctx.resp.recv_offset, flags, imm, 0, p.bth.se,
+        complete_receive(q, done, cq::WcStatus::SUCCESS, ctx.resp.recv_offset, flags, imm, 0, p.bth.se,
                       cq::WcOpcode::RECV);
         // rxe completes before it acknowledges (rxe_resp.c: COMPLETE, then ACKNOWLEDGE): when
         // the receive CQ overruns, the QP is in ERR by now and the requester gets no ACK
         // (vectors/real/README.md, cq_overflow).
-        if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(ctx, psn, p.bth.ackreq);
+        if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(q, psn, p.bth.ackreq);
         return;
       }
-      if (rc) ack_executed(ctx, psn, p.bth.ackreq);
+      if (rc) ack_executed(q, psn, p.bth.ackreq);
       return;
     }
     case Operation::WRITE: {
@@ -546,11 +552,11 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       if (imm_recv) {
         // rxe reports the RETH DMA length as byte_len (IBTA Vol. 1 §10.7.3.1;
         // docs/spec-notes.md §5.6).
-        complete_receive(ctx, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
+        complete_receive(q, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
                       p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
       }
       // Acknowledged after the completion, as for SEND: not at all if the CQ overran.
-      if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(ctx, psn, p.bth.ackreq);
+      if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(q, psn, p.bth.ackreq);
       return;
     }
     case Operation::READ_REQUEST: {
@@ -563,7 +569,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         res = {qp::ResourceType::READ, qp::Psn(psn), qp::Psn(psn) + (n - 1), qp::Psn(psn) + n,
                p.reth.va, len, p.reth.rkey, p.reth.va + len, 0, 0};
       }
-      send_read_responses(ctx, psn, target.host_addr, len, /*from_start=*/true);
+      send_read_responses(q, psn, target.host_addr, len, /*from_start=*/true);
       ctx.resp.epsn = qp::Psn(psn) + n;
       ctx.resp.opcode = qp::kNoOpcode;
       return;
@@ -583,12 +589,12 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
         res.first_psn = res.last_psn = qp::Psn(psn);
         res.atomic_orig = orig;
       }
-      wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+      wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
       s.bth.opcode = wire::to_u8(wire::Opcode::RC_ATOMIC_ACKNOWLEDGE);
       s.bth.psn = psn;
       s.aeth = {ack_ok, ctx.resp.msn.value()};
       s.atomicacketh.orig = orig;
-      transmit_response(ctx, s);
+      transmit_response(q, s);
       advance();
       return;
     }
@@ -597,11 +603,11 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
       if (op.operation == Operation::ATOMIC_WRITE) a.memory_.write(target.host_addr, p.payload());
       ++ctx.resp.msn;
       // Both are answered by a zero-length READ RESPONSE ONLY (rxe; docs/spec-notes.md §8.4).
-      wire::FrameSpec s = base_spec(ctx, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+      wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
       s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
       s.bth.psn = psn;
       s.aeth = {ack_ok, ctx.resp.msn.value()};
-      transmit_response(ctx, s);
+      transmit_response(q, s);
       advance();
       return;
     }

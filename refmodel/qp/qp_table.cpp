@@ -167,6 +167,12 @@ QpContext* QpTable::find(Qpn qpn) {
 ModifyResult QpTable::modify_qp(Qpn qpn, const QpAttr& attr, AttrMask mask) {
   QpContext* ctx = find(qpn);
   if (ctx == nullptr) return ModifyResult{{ModifyError::QP_NOT_FOUND, {}, QpState::RESET}, {}};
+  return modify_qp(*ctx, attr, mask);
+}
+
+ModifyResult QpTable::modify_qp(QpContext& context, const QpAttr& attr, AttrMask mask) {
+  QpContext* ctx = &context;
+  const Qpn qpn = ctx->qpn;
   const QpState from = ctx->state();
 
   // Everything is checked before anything is written (docs/spec-notes.md §6.2 rule 6).
@@ -202,26 +208,38 @@ std::optional<QpAttr> QpTable::query_qp(Qpn qpn) const {
 std::optional<QpTransition> QpTable::enter_error(Qpn qpn) {
   QpContext* ctx = find(qpn);
   if (ctx == nullptr) return std::nullopt;
-  const QpState from = ctx->state();
+  return enter_error(*ctx);
+}
+
+std::optional<QpTransition> QpTable::enter_error(QpContext& ctx) {
+  const QpState from = ctx.state();
   if (from == QpState::RESET || from == QpState::ERR) return std::nullopt;
-  apply_state(*ctx, from, QpState::ERR);
-  return QpTransition{qpn, from, QpState::ERR, true};
+  apply_state(ctx, from, QpState::ERR);
+  return QpTransition{ctx.qpn, from, QpState::ERR, true};
 }
 
 std::optional<QpTransition> QpTable::enter_sq_error(Qpn qpn) {
   QpContext* ctx = find(qpn);
-  if (ctx == nullptr || ctx->type == QpType::RC || ctx->state() != QpState::RTS) {
-    return std::nullopt;
-  }
-  apply_state(*ctx, QpState::RTS, QpState::SQE);
-  return QpTransition{qpn, QpState::RTS, QpState::SQE, true};
+  if (ctx == nullptr) return std::nullopt;
+  return enter_sq_error(*ctx);
+}
+
+std::optional<QpTransition> QpTable::enter_sq_error(QpContext& ctx) {
+  if (ctx.type == QpType::RC || ctx.state() != QpState::RTS) return std::nullopt;
+  apply_state(ctx, QpState::RTS, QpState::SQE);
+  return QpTransition{ctx.qpn, QpState::RTS, QpState::SQE, true};
 }
 
 SqDrained QpTable::mark_sq_drained(Qpn qpn) {
   QpContext* ctx = find(qpn);
-  if (ctx == nullptr || ctx->state() != QpState::SQD || !ctx->attr.sq_draining) return SqDrained{};
-  ctx->attr.sq_draining = false;
-  return SqDrained{true, ctx->attr.en_sqd_async_notify};
+  if (ctx == nullptr) return SqDrained{};
+  return mark_sq_drained(*ctx);
+}
+
+SqDrained QpTable::mark_sq_drained(QpContext& ctx) {
+  if (ctx.state() != QpState::SQD || !ctx.attr.sq_draining) return SqDrained{};
+  ctx.attr.sq_draining = false;
+  return SqDrained{true, ctx.attr.en_sqd_async_notify};
 }
 
 }  // namespace rocecert::qp

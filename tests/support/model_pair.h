@@ -46,7 +46,7 @@ struct Side {
   Adapter* ad = nullptr;
   mem::Pd pd{};
   mem::MrKeys mr{};
-  std::uint32_t cq = 0;
+  qp::CqId cq;
   qp::Qpn qpn;
 };
 
@@ -89,7 +89,7 @@ struct Pair {
       qp::CreateQpParams p;
       p.type = type;
       p.pd = qp::PdId{s->pd.value};
-      p.send_cq = p.recv_cq = qp::CqId{s->cq};
+      p.send_cq = p.recv_cq = s->cq;
       p.caps = {32, 32, 4, 4, 64};
       const auto r = s->ad->create_qp(p);
       EXPECT_TRUE(r.ok());

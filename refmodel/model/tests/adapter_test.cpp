@@ -185,18 +185,18 @@ TEST(Adapter, UcWriteAndUdSend) {
 
 TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
   Pair t;
-  const std::uint32_t srq = t.b.ad->create_srq(16, 1);
+  const qp::SrqId srq = t.b.ad->create_srq(16, 1);
   // Two more RC QP pairs whose responders on B share the SRQ.
   std::vector<qp::Qpn> a_qps, b_qps;
   for (int i = 0; i < 2; ++i) {
     qp::CreateQpParams p;
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     p.caps = {8, 8, 1, 1, 0};
     a_qps.push_back(t.a.ad->create_qp(p).qpn);
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
-    p.srq = qp::SrqId{srq};
+    p.send_cq = p.recv_cq = t.b.cq;
+    p.srq = srq;
     b_qps.push_back(t.b.ad->create_qp(p).qpn);
   }
   for (int i = 0; i < 2; ++i) {
@@ -235,15 +235,15 @@ TEST(Adapter, AQpOnAnSrqThatEntersErrRaisesLastWqeReachedUnderIba) {
     SCOPED_TRACE(std::string(errors::to_string(profile)));
     Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200,
            [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; });
-    const std::uint32_t srq = t.b.ad->create_srq(4, 1);
+    const qp::SrqId srq = t.b.ad->create_srq(4, 1);
     qp::CreateQpParams p;
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.send_cq = p.recv_cq = t.b.cq;
     p.caps = {4, 4, 1, 1, 0};
-    p.srq = qp::SrqId{srq};
+    p.srq = srq;
     const qp::Qpn on_srq = t.b.ad->create_qp(p).qpn;
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     p.srq.reset();
     const qp::Qpn peer = t.a.ad->create_qp(p).qpn;
     model::BringUp up;
@@ -325,10 +325,10 @@ TEST(Adapter, QpsFailingInTheSameInstantAreFlushedInArbitrationOrder) {
     qp::CreateQpParams p;
     p.caps = {8, 8, 1, 1, 0};
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     qa[i] = t.a.ad->create_qp(p).qpn;
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.send_cq = p.recv_cq = t.b.cq;
     qb[i] = t.b.ad->create_qp(p).qpn;
   }
   // Brought up higher QPN first: its requester runs first, so its NAK is handled first.
@@ -383,4 +383,54 @@ TEST(Adapter, TheIbaProfileRaisesTheTablesAffiliatedAsyncEvents) {
       EXPECT_FALSE(want.empty());
     }
   }
+}
+
+TEST(Adapter, ACnpWithABadIcrcIsDroppedAsAnIcrcDrop) {
+  // A CNP carries an ICRC like every RoCEv2 packet (Annex A17.9.3); one that fails it is
+  // dropped for its ICRC, as any other packet is, not reported as a CNP for an unknown QP.
+  Pair t;
+  struct DropSpy : trace::Observer {
+    std::vector<std::string> reasons;
+    void on_drop(const trace::DropEvent& e) override { reasons.emplace_back(e.reason); }
+  } spy;
+  t.sim.observers().add(&spy);
+  wire::FrameSpec s;
+  s.eth.src = t.b.ad->config().mac;
+  s.eth.dst = t.a.ad->config().mac;
+  std::copy_n(t.b.ad->config().gid.begin() + 12, 4, s.ip.src.begin());
+  std::copy_n(t.a.ad->config().gid.begin() + 12, 4, s.ip.dst.begin());
+  s.bth.opcode = wire::to_u8(wire::Opcode::CNP_CNP);
+  s.bth.becn = true;
+  s.bth.dqpn = t.a.qpn.value();
+  wire::finalize(s);
+  std::vector<std::uint8_t> bad = wire::encode(s);
+  bad.back() ^= 0xFF;  // the last byte of the ICRC
+  ASSERT_FALSE(wire::decode(bad).icrc_ok);
+  t.a.ad->receive(bad);
+  EXPECT_EQ(spy.reasons, (std::vector<std::string>{"icrc"}));
+  EXPECT_EQ(t.a.ad->cnps_received(t.a.qpn), 0u);
+  // A good CNP for a QP the adapter does not have keeps its own reason.
+  s.bth.dqpn = t.a.qpn.value() + 100;
+  wire::finalize(s);
+  t.a.ad->receive(wire::encode(s));
+  EXPECT_EQ(spy.reasons, (std::vector<std::string>{"icrc", "cnp_for_no_qp"}));
+  // And a good one for the QP counts.
+  s.bth.dqpn = t.a.qpn.value();
+  wire::finalize(s);
+  t.a.ad->receive(wire::encode(s));
+  EXPECT_EQ(t.a.ad->cnps_received(t.a.qpn), 1u);
+}
+
+TEST(Adapter, UnknownSrqAndCqHaveTheirOwnPostErrors) {
+  Pair t;
+  const qp::SrqId srq = t.b.ad->create_srq(4, 1);
+  const model::RecvWr wr{1, {{kBase, 64, t.b.mr.lkey.value()}}};
+  EXPECT_EQ(t.b.ad->post_srq_recv(qp::SrqId{srq.value + 1}, wr), model::PostError::NO_SUCH_SRQ);
+  EXPECT_EQ(t.b.ad->post_srq_recv(srq, wr), model::PostError::OK);
+  EXPECT_EQ(t.b.ad->req_notify_cq(qp::CqId{t.b.cq.value + 1}, false), model::PostError::NO_SUCH_CQ);
+  EXPECT_EQ(t.b.ad->req_notify_cq(t.b.cq, false), model::PostError::OK);
+  EXPECT_EQ(model::to_string(model::PostError::NO_SUCH_SRQ), "NO_SUCH_SRQ");
+  EXPECT_EQ(model::to_string(model::PostError::NO_SUCH_CQ), "NO_SUCH_CQ");
+  // An unknown QP is still NO_SUCH_QP.
+  EXPECT_EQ(t.b.ad->post_recv(qp::Qpn(t.b.qpn.value() + 100), wr), model::PostError::NO_SUCH_QP);
 }

@@ -24,7 +24,7 @@ struct AsyncLog : trace::Observer {
 
 struct SharedCqPairs : Pair {
   AsyncLog async;
-  std::uint32_t small_cq = 0;  // on B, capacity 2, shared by b1 and b2
+  qp::CqId small_cq;  // on B, capacity 2, shared by b1 and b2
   qp::Qpn a1, a2, b1, b2;
 
   explicit SharedCqPairs(errors::ErrorProfile profile = errors::ErrorProfile::RXE)
@@ -32,11 +32,11 @@ struct SharedCqPairs : Pair {
              [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; }) {
     sim.observers().add(&async);
     small_cq = b.ad->create_cq(2);
-    auto make = [](Side& s, std::uint32_t cq) {
+    auto make = [](Side& s, qp::CqId cq) {
       qp::CreateQpParams p;
       p.type = qp::QpType::RC;
       p.pd = qp::PdId{s.pd.value};
-      p.send_cq = p.recv_cq = qp::CqId{cq};
+      p.send_cq = p.recv_cq = cq;
       p.caps = {16, 16, 1, 1, 0};
       return s.ad->create_qp(p).qpn;
     };
@@ -79,7 +79,8 @@ TEST(CqOverflow, TheQpThatOverrunsFailsSilentlyAndItsPeerRunsOutOfRetries) {
   t.sim.run_until(50'000'000);
 
   // B: CQ_ERR once, b2 in ERR, b1 untouched.
-  EXPECT_EQ(t.async.events, (std::vector<std::string>{"1:CQ_ERR:" + std::to_string(t.small_cq)}));
+  EXPECT_EQ(t.async.events,
+            (std::vector<std::string>{"1:CQ_ERR:" + std::to_string(t.small_cq.value)}));
   EXPECT_EQ(t.b.ad->qps().find(t.b2)->state(), QpState::ERR);
   EXPECT_EQ(t.b.ad->qps().find(t.b1)->state(), QpState::RTS);
   // A: a1's SENDs succeeded; a2's was never acknowledged: 1 + 2 retries, then RETRY_EXC_ERR.

@@ -135,3 +135,27 @@ TEST(DcqcnInModel, TheRateRecoversOnceMarkingStops) {
   t.sim.run_until(1'000'000'000);
   EXPECT_DOUBLE_EQ(t.a.ad->send_rate_gbps(t.a.qpn), 25.0);
 }
+
+// A getter: callable on a const adapter, and asking changes nothing (no rate controller is made
+// for the QP, no time-driven update is applied to the QP's own one).
+static_assert(requires(const model::Adapter& a) { a.send_rate_gbps(qp::Qpn{}); });
+
+TEST(DcqcnInModel, TheRateQueryIsAConstGetter) {
+  CcPair t(true, /*send_cnp=*/true);
+  const model::Adapter& a = *t.a.ad;
+  EXPECT_EQ(a.send_rate_gbps(t.a.qpn), 25.0);  // no rate controller yet: the line rate
+  EXPECT_EQ(a.send_rate_gbps(qp::Qpn(t.a.qpn.value() + 100)), 0.0);  // no such QP
+  model::FaultPlan plan;
+  const auto r = model::parse_fault_rule("ecn_ce dir=a>b nth=1..3");
+  ASSERT_TRUE(r.ok()) << r.error;
+  plan.rules.push_back(r.rule);
+  t.sim.link(0).set_faults(plan);
+  t.writes(1, 4096);
+  t.sim.run_until(1'000'000);
+  ASSERT_EQ(a.cnps_received(t.a.qpn), 1u);
+  const double cut = a.send_rate_gbps(t.a.qpn);
+  EXPECT_LT(cut, 25.0);
+  EXPECT_EQ(a.send_rate_gbps(t.a.qpn), cut);  // asking twice gives the same answer
+  t.sim.run_until(1'000'000'000);
+  EXPECT_DOUBLE_EQ(a.send_rate_gbps(t.a.qpn), 25.0);  // recovered, seen through the copy
+}

@@ -116,7 +116,7 @@ struct Rig {
   Log log;
   Mangler mangler;
   qp::Qpn qa, qb;  // the QPs of the scenario: the pair's, unless fresh_qps() made others
-  std::uint32_t cq_a = 0, cq_b = 0;
+  qp::CqId cq_a, cq_b;
 
   Rig(QpType ty, ErrorProfile pr, const PairSetup& s) : type(ty), profile(pr), setup(s) {
     auto calls = std::make_shared<int>(0);
@@ -152,11 +152,11 @@ struct Rig {
   void fresh_qps(std::uint32_t cap_a, std::uint32_t cap_b) {
     cq_a = A().create_cq(cap_a);
     cq_b = B().create_cq(cap_b);
-    auto make = [this](Side& s, std::uint32_t cq) {
+    auto make = [this](Side& s, qp::CqId cq) {
       qp::CreateQpParams p;
       p.type = type;
       p.pd = qp::PdId{s.pd.value};
-      p.send_cq = p.recv_cq = qp::CqId{cq};
+      p.send_cq = p.recv_cq = cq;
       p.caps = {32, 32, 4, 4, 64};
       return s.ad->create_qp(p).qpn;
     };
@@ -564,7 +564,7 @@ std::vector<Scenario> make_scenarios() {
                }});
   v.push_back({REQ_LOCAL_QP_OPERATION, {QpType::UD}, [](Rig& r, const Outcome&) {
                  tx::SendWr w = r.wr(1, WrOpcode::SEND, 64);
-                 w.ah = 0xDEAD;  // no such address handle: rxe's "no address vector"
+                 w.ah = qp::AhId{0xDEAD};  // no such address handle: rxe's "no address vector"
                  r.post(w);
                  r.post(r.wr(2, WrOpcode::SEND, 64));
                  r.run();
@@ -768,11 +768,11 @@ qp::QpState expected_state(errors::StateChange c, qp::QpState base) {
 
 // The events `o` raises on one side: CQ_ERR on that side's CQ, the others on its QP.
 void add_events(std::vector<std::pair<std::string, std::uint32_t>>& out, const Outcome& o,
-                std::uint32_t cq, std::uint32_t qpn) {
+                qp::CqId cq, std::uint32_t qpn) {
   for (const errors::AsyncEventType e : o.events) {
     if (e == errors::AsyncEventType::NONE) continue;
     out.emplace_back(std::string(errors::to_string(e)),
-                     e == errors::AsyncEventType::CQ_ERR ? cq : qpn);
+                     e == errors::AsyncEventType::CQ_ERR ? cq.value : qpn);
   }
 }
 

@@ -154,7 +154,7 @@ TEST(Reliability, RetryExhaustionFailsTheWqeAndFlushesTheRest) {
   // A fresh QP with retry_cnt 2, aimed at a QPN that B does not have: nothing ever answers.
   qp::CreateQpParams p;
   p.pd = qp::PdId{t.a.pd.value};
-  p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+  p.send_cq = p.recv_cq = t.a.cq;
   p.caps = {8, 8, 1, 1, 0};
   const qp::Qpn q = t.a.ad->create_qp(p).qpn;
   model::BringUp up;
@@ -343,10 +343,10 @@ TEST(ReliabilityProperties, AFaultFreeQpIsByteIdenticalToItsRunAlone) {
     qp::CreateQpParams p;
     p.caps = {64, 64, 1, 1, 0};
     p.pd = qp::PdId{t.a.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.a.cq};
+    p.send_cq = p.recv_cq = t.a.cq;
     const qp::Qpn a2 = t.a.ad->create_qp(p).qpn;
     p.pd = qp::PdId{t.b.pd.value};
-    p.send_cq = p.recv_cq = qp::CqId{t.b.cq};
+    p.send_cq = p.recv_cq = t.b.cq;
     const qp::Qpn b2 = t.b.ad->create_qp(p).qpn;
     model::BringUp up;
     up.access = 0xE;

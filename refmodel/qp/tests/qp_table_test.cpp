@@ -530,5 +530,27 @@ TEST(QpTable, ForEachInQpnOrder) {
   EXPECT_EQ(order, (std::vector<std::uint32_t>{0x30, 0x31, 0x32}));
 }
 
+// The overloads that take a context already looked up act as the Qpn ones on that QP only.
+TEST(QpTable, ContextOverloadsActOnTheGivenQp) {
+  QpTable t;
+  const Qpn other = qp_in_state(t, QpType::UD, QpState::RTS);
+  const Qpn ud = qp_in_state(t, QpType::UD, QpState::RTS);
+  QpContext& ctx = *t.find(ud);
+  const ModifyResult r = t.modify_qp(ctx, good_attr(QpState::RTS), AttrMask(AttrBit::STATE));
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.transition.has_value());
+  EXPECT_EQ(r.transition->qpn, ud);
+  const auto sqe = t.enter_sq_error(ctx);
+  ASSERT_TRUE(sqe.has_value());
+  EXPECT_EQ(*sqe, (QpTransition{ud, QpState::RTS, QpState::SQE, true}));
+  EXPECT_EQ(t.find(other)->state(), QpState::RTS);
+  const auto err = t.enter_error(ctx);
+  ASSERT_TRUE(err.has_value());
+  EXPECT_EQ(*err, (QpTransition{ud, QpState::SQE, QpState::ERR, true}));
+  EXPECT_FALSE(t.enter_error(ctx).has_value());  // already in ERR
+  EXPECT_FALSE(t.mark_sq_drained(ctx).drained);  // not in SQD
+  EXPECT_EQ(t.find(other)->state(), QpState::RTS);
+}
+
 }  // namespace
 }  // namespace rocecert::qp

@@ -157,9 +157,9 @@ class Adapter {
   // --- verbs -------------------------------------------------------------------------------
   mem::Result<mem::Pd> alloc_pd();
   mem::Result<mem::MrKeys> reg_mr(const mem::MrRegistration& reg);
-  std::uint32_t create_cq(std::uint32_t capacity);
+  qp::CqId create_cq(std::uint32_t capacity);
   // An address handle for UD sends (SendWr::ah names it).
-  std::uint32_t create_ah(const qp::AddressVector& av);
+  qp::AhId create_ah(const qp::AddressVector& av);
   qp::CreateResult create_qp(const qp::CreateQpParams& params);
   qp::ModifyResult modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::AttrMask mask);
   PostError post_send(qp::Qpn qpn, const tx::SendWr& wr);
@@ -167,18 +167,20 @@ class Adapter {
   // Shared receive queues (ibv_create_srq, ibv_post_srq_recv, ibv_modify_srq's srq_limit).
   // A QP created with `srq` takes its receive WQEs from it; a QP error does not flush it
   // (docs/spec-notes.md §6.5).
-  std::uint32_t create_srq(std::uint32_t max_wr, std::uint32_t max_sge);
-  PostError post_srq_recv(std::uint32_t srq, const RecvWr& wr);
+  qp::SrqId create_srq(std::uint32_t max_wr, std::uint32_t max_sge);
+  PostError post_srq_recv(qp::SrqId srq, const RecvWr& wr);
   // Arms the SRQ limit: when fewer than `limit` WQEs remain, the asynchronous event
   // SRQ_LIMIT_REACHED fires once and the limit disarms (IBA §11.5.2.4).
-  bool arm_srq_limit(std::uint32_t srq, std::uint32_t limit);
-  std::vector<cq::Wc> poll_cq(std::uint32_t cq, std::size_t max);
-  void req_notify_cq(std::uint32_t cq, bool solicited_only);
+  bool arm_srq_limit(qp::SrqId srq, std::uint32_t limit);
+  // Up to `max` completions, oldest first; none from a CQ the adapter does not have.
+  std::vector<cq::Wc> poll_cq(qp::CqId cq, std::size_t max);
+  PostError req_notify_cq(qp::CqId cq, bool solicited_only);  // OK or NO_SUCH_CQ
 
   // CNPs received for a QP (the reaction point's record).
   std::uint64_t cnps_received(qp::Qpn qpn) const;
-  // The rate QP `qpn`'s requester may send at (Profile::dcqcn), in Gb/s; 0: not paced.
-  double send_rate_gbps(qp::Qpn qpn);
+  // The rate QP `qpn`'s requester may send at (Profile::dcqcn), in Gb/s; 0: not paced or no
+  // such QP. A pure query: it changes no state of the adapter.
+  double send_rate_gbps(qp::Qpn qpn) const;
 
   mem::HostMemory& memory() { return memory_; }
   mem::MemTable& mem_table() { return mem_; }
@@ -203,7 +205,7 @@ class Adapter {
   mem::HostMemory memory_;
   mem::MemTable mem_;
   qp::QpTable qps_;
-  std::map<std::uint32_t, cq::CompletionQueue> cqs_;
+  std::map<qp::CqId, cq::CompletionQueue> cqs_;
   FramePort* link_ = nullptr;
   std::unique_ptr<Impl> impl_;
 };

@@ -3,8 +3,8 @@
 // and write its fields directly. No behaviour here beyond trivial helpers and the RESET/ERR effects
 // that modify_qp applies (docs/spec-notes.md §6.4, §6.5).
 //
-// The work queues themselves (SQ/RQ WQE lists) are not here: the blocks that post and consume
-// WQEs own them and key them by QPN.
+// The work queues themselves (SQ/RQ WQE lists) are not here: the model's QP object
+// (refmodel/model/adapter_impl.h, model::Qp) holds them next to a reference to this context.
 #pragma once
 
 #include <cstdint>

@@ -84,8 +84,8 @@ class Qpn {
   std::uint32_t value_ = 0;
 };
 
-// Opaque handles owned by other blocks (mem: PD; cq: CQ; an SRQ table). Distinct types so a CQ id
-// can never be passed where a PD id is expected.
+// Opaque handles owned by other blocks (mem: PD; cq: CQ; the model's SRQ and AH tables).
+// Distinct types so a CQ id can never be passed where a PD id is expected.
 template <typename Tag>
 struct Handle {
   std::uint32_t value = 0;
@@ -94,8 +94,10 @@ struct Handle {
 struct PdTag;
 struct CqTag;
 struct SrqTag;
+struct AhTag;
 using PdId = Handle<PdTag>;
 using CqId = Handle<CqTag>;
 using SrqId = Handle<SrqTag>;
+using AhId = Handle<AhTag>;  // an address handle (ibv_create_ah), named by UD send WRs
 
 }  // namespace rocecert::qp

@@ -102,6 +102,8 @@ class QpTable {
   // state changed; entering RESET resets the runtime state (§6.4), entering ERR cancels timers
   // and sets flush_pending (§6.5), entering SQD from RTS starts the drain (§6.6).
   ModifyResult modify_qp(Qpn qpn, const QpAttr& attr, AttrMask mask);
+  // The same on a context the caller has already looked up (one of this table's, from find()).
+  ModifyResult modify_qp(QpContext& ctx, const QpAttr& attr, AttrMask mask);
 
   // ibv_query_qp as rxe answers it (rxe_qp_to_attr): cur_qp_state = the state, sq_psn = the next
   // PSN to send, rq_psn = the expected PSN, cap = the creation capabilities.
@@ -116,11 +118,14 @@ class QpTable {
   // A transport or local error moves the QP to ERR (docs/spec-notes.md §5.5, §6.5). Nothing happens
   // (and nullopt is returned) when the QP does not exist or is in RESET or already in ERR.
   std::optional<QpTransition> enter_error(Qpn qpn);
+  std::optional<QpTransition> enter_error(QpContext& ctx);
   // A UC/UD send-side error moves the QP from RTS to SQE (docs/spec-notes.md §6.6). nullopt (no
   // change) for an RC QP or a QP not in RTS.
   std::optional<QpTransition> enter_sq_error(Qpn qpn);
+  std::optional<QpTransition> enter_sq_error(QpContext& ctx);
   // The requester has finished every in-flight message of a QP in SQD (docs/spec-notes.md §6.6).
   SqDrained mark_sq_drained(Qpn qpn);
+  SqDrained mark_sq_drained(QpContext& ctx);
 
   // Every QP in QPN order.
   template <typename F>

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rocecert/qp/ids.h"
+
 namespace rocecert::tx {
 
 // enum ibv_wr_opcode
@@ -57,7 +59,7 @@ struct SendWr {
   // UD: address handle, remote QPN and Q_Key
   std::uint32_t remote_qpn = 0;
   std::uint32_t remote_qkey = 0;
-  std::uint32_t ah = 0;
+  qp::AhId ah;
   // BIND_MW
   std::uint32_t bind_mw_handle = 0;
   std::uint32_t bind_mr_lkey = 0;
