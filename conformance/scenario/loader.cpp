@@ -527,10 +527,7 @@ class Loader {
       text.replace(start + 3, value.size(), "0");
       pos = start + 4;
     }
-    model::RuleParseResult r;
-#ifdef ROCECERT_HAVE_MODEL
-    r = model::parse_fault_rule(text);
-#endif
+    const model::RuleParseResult r = model::parse_fault_rule(text);
     if (!r.ok()) {
       std::string msg = r.error;
       if (qp_name) {  // show the term as written, not with the placeholder

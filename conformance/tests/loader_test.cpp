@@ -702,7 +702,6 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
 
 // --- link faults (docs/faults.md) -----------------------------------------------------------
 // Fault rules are parsed by the model's rule parser (model/faults.h).
-#ifdef ROCECERT_HAVE_MODEL
 
 TEST(ScenarioLoader, LinkFaultsLoadRatesSeedAndRules) {
   json j = base();
@@ -842,8 +841,6 @@ TEST(ScenarioLoader, FaultRatesAndKeysAreChecked) {
   j["links"][0]["faults"] = json::array();
   EXPECT_EQ(error_of(j), "t.json: links[0].faults: expected an object, got array");
 }
-
-#endif  // ROCECERT_HAVE_MODEL
 
 // --- SRQs and asynchronous events -------------------------------------------------------------
 
