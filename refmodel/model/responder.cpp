@@ -181,7 +181,7 @@ void Adapter::Impl::complete_receive(const qp::QpContext& ctx, const RecvWqe& r,
 void Adapter::Impl::raise_events(const qp::QpContext& ctx, const errors::Outcome& o) {
   for (const errors::AsyncEventType e : o.events) {
     if (e == errors::AsyncEventType::NONE || e == errors::AsyncEventType::CQ_ERR) continue;
-    a.observer_.on_async_event({now(), a.id_, errors::to_string(e), ctx.qpn.value()});
+    a.observer_.on_async_event({now(), a.id_, e, ctx.qpn.value()});
   }
 }
 
@@ -230,7 +230,7 @@ void Adapter::Impl::refuse(qp::QpContext& ctx, const wire::ParsedFrame& p, error
     case errors::Response::SILENT_DROP:
     case errors::Response::RESERVED_NAK:
     case errors::Response::NONE:
-      a.observer_.on_drop({now(), a.id_, name, p.bytes});
+      a.observer_.on_drop({now(), a.id_, name, p.bytes, &p});
       break;
   }
   raise_events(ctx, o);
@@ -266,7 +266,7 @@ void Adapter::Impl::handle_request(qp::QpContext& ctx, const wire::ParsedFrame& 
   QpQueues& q = queues[ctx.qpn.value()];
   const bool rc = ctx.type == qp::QpType::RC;
   const std::uint32_t psn = p.bth.psn;
-  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes}); };
+  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes, &p}); };
   // Takes the next receive WQE and resolves its buffers (LOCAL_WRITE).
   auto take_recv = [&](RecvWqe& out) -> int {  // 1 ok, 0 none, -1 unusable WQE
     std::deque<RecvWqe>& rq = receive_queue(ctx);
