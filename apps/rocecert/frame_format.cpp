@@ -4,6 +4,8 @@
 
 #include <iterator>
 
+#include "rocecert/trace/json_trace.h"
+
 namespace rocecert::cli {
 
 using wire::Header;
@@ -26,6 +28,21 @@ void append_mac(Out& out, const wire::MacAddr& m) {
 }
 
 int bit(bool b) { return b ? 1 : 0; }
+
+// A JSON string value, quotes included: the tables' names as they are, anything else escaped
+// (trace::json_string).
+void append_string(Out& out, std::string_view s) {
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x80 || c == '"' || c == '\\') {
+      out.append(trace::json_string(s));
+      return;
+    }
+  }
+  out.push_back('"');
+  out.append(s);
+  out.push_back('"');
+}
 
 }  // namespace
 
@@ -59,11 +76,12 @@ void append_json(Out& out, const ParsedFrame& p, const FrameContext& c) {
   if (p.has_udp) fmt::format_to(o, R"(,"udp":{{"sport":{},"dport":{}}})", p.udp.sport, p.udp.dport);
   if (p.has_bth) {
     const wire::Bth& b = p.bth;
+    fmt::format_to(o, R"(,"bth":{{"opcode":{},"opcode_name":)", b.opcode);
+    append_string(out, p.op->known ? p.op->name : std::string_view("UNKNOWN"));
     fmt::format_to(o,
-                   R"(,"bth":{{"opcode":{},"opcode_name":"{}","se":{},"m":{},"padcnt":{},"tver":{},)"
+                   R"(,"se":{},"m":{},"padcnt":{},"tver":{},)"
                    R"("pkey":{},"fecn":{},"becn":{},"dqpn":{},"ackreq":{},"psn":{}}})",
-                   b.opcode, p.op->known ? p.op->name : std::string_view("UNKNOWN"), bit(b.se),
-                   bit(b.m), b.padcnt, b.tver, b.pkey, bit(b.fecn), bit(b.becn), b.dqpn,
+                   bit(b.se), bit(b.m), b.padcnt, b.tver, b.pkey, bit(b.fecn), bit(b.becn), b.dqpn,
                    bit(b.ackreq), b.psn);
   }
   const bool headers_ok = p.has_icrc;  // every extended header was inside the packet
@@ -92,8 +110,11 @@ void append_json(Out& out, const ParsedFrame& p, const FrameContext& c) {
     if (p.icrc_checked) fmt::format_to(o, R"(,"icrc_ok":{})", p.icrc_ok ? "true" : "false");
   }
   if (p.has_error) {
-    fmt::format_to(o, R"(,"error":{{"code":"{}","offset":{},"message":"{}"}})",
-                   wire::to_string(p.error.code), p.error.offset, wire::describe(p.error.code));
+    out.append(std::string_view(R"(,"error":{"code":)"));
+    append_string(out, wire::to_string(p.error.code));
+    fmt::format_to(o, R"(,"offset":{},"message":)", p.error.offset);
+    append_string(out, wire::describe(p.error.code));
+    out.push_back('}');
   }
   out.append(std::string_view("}\n"));
 }

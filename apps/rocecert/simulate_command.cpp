@@ -9,11 +9,9 @@
 #include <stdexcept>
 
 #include "rocecert/conformance/pcap_sink.h"
+#include "rocecert/conformance/runner.h"
 #include "rocecert/conformance/scenario.h"
 #include "rocecert/trace/json_trace.h"
-#ifdef ROCECERT_HAVE_MODEL
-#include "rocecert/conformance/runner.h"
-#endif
 
 namespace rocecert::cli {
 
@@ -37,12 +35,6 @@ int run_simulate(const SimulateArgs& args) {
     fmt::print(stderr, "{}{}\n", kPrefix, e.what());
     return 2;
   }
-#ifndef ROCECERT_HAVE_MODEL
-  (void)scenario;
-  fmt::print(stderr, "{}{}: the scenario is valid, but this build has no golden model to run it\n",
-             kPrefix, args.file);
-  return 2;
-#else
   std::unique_ptr<conformance::PcapSink> pcap;
   std::unique_ptr<std::FILE, FileCloser> trace_file;
   std::unique_ptr<trace::JsonTraceWriter> trace;
@@ -89,7 +81,6 @@ int run_simulate(const SimulateArgs& args) {
     }
   }
   return result.exit_code();
-#endif
 }
 
 }  // namespace rocecert::cli

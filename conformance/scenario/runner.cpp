@@ -14,11 +14,10 @@ namespace rocecert::conformance {
 
 namespace {
 
-// One asynchronous event as the runner keeps it (the observer's strings live only during the
-// call).
+// One asynchronous event as the runner keeps it.
 struct SeenAsyncEvent {
   sim::SimTime t = 0;
-  std::string kind;
+  errors::AsyncEventType kind = errors::AsyncEventType::NONE;
   std::uint32_t object = 0;
 };
 
@@ -47,13 +46,18 @@ struct SentFrame {
 // events and the injected faults.
 class RunObserver final : public trace::Observer {
  public:
+  bool needs_decoded_frames() const override { return record_frames; }
   void on_frame(const trace::FrameEvent& e) override {
     if (e.dir != trace::Direction::TX) return;
     ++frames;
     if (!record_frames) return;
-    wire::DecodeOptions opts;
-    opts.verify_icrc = false;
-    const wire::ParsedFrame p = wire::decode(e.bytes, opts);
+    wire::ParsedFrame local;
+    if (e.parsed == nullptr) {  // an event without the adapter's decode
+      wire::DecodeOptions opts;
+      opts.verify_icrc = false;
+      local = wire::decode(e.bytes, opts);
+    }
+    const wire::ParsedFrame& p = e.parsed != nullptr ? *e.parsed : local;
     SentFrame f;
     f.adapter = e.adapter;
     if (p.has_bth && !p.has_error) {
@@ -72,7 +76,7 @@ class RunObserver final : public trace::Observer {
   }
   void on_cqe(const trace::CqeEvent& e) override { cqe_times[{e.adapter, e.cq}].push_back(e.t); }
   void on_async_event(const trace::AsyncEvent& e) override {
-    async[e.adapter].push_back({e.t, std::string(e.kind), e.object});
+    async[e.adapter].push_back({e.t, e.kind, e.object});
     async_log.emplace_back(e.adapter, async[e.adapter].back());
   }
   void on_fault(const trace::FaultEvent& e) override {
@@ -161,10 +165,10 @@ class Runner {
       : sc_(sc), opt_(opt), objs_(sc.objects.size()) {}
 
   RunResult run() {
-    for (trace::Observer* o : opt_.observers) sim_.observers().add(o);
-    sim_.observers().add(&counter_);
     for (const Step& s : sc_.steps)
       if (const auto* e = std::get_if<ExpectStep>(&s.body); e != nullptr && e->frames) counter_.record_frames = true;
+    for (trace::Observer* o : opt_.observers) sim_.observers().add(o);
+    sim_.observers().add(&counter_);  // after record_frames: it says whether frames are decoded
     for (std::size_t i = 0; i < sc_.adapters.size(); ++i) {
       model::AdapterConfig c = sc_.adapters[i].config;
       c.seed = adapter_seed(opt_.seed, i);  // the adapter derives its key seed from it
@@ -518,7 +522,7 @@ class Runner {
       const std::size_t a = adapter_index(id);
       print_header();
       fmt::print(opt_.out, "{:>12}  {:<8} async event: {} {}\n", e.t, sc_.adapters[a].config.name,
-                 e.kind, element_label(a, e.kind, e.object));
+                 errors::to_string(e.kind), element_label(a, e.kind, e.object));
     }
     counter_.async_log.clear();
   }
@@ -530,10 +534,8 @@ class Runner {
   }
 
   // The scenario name of the QP, CQ or SRQ an asynchronous event names.
-  std::string element_label(std::size_t adapter, std::string_view kind, std::uint32_t value) const {
-    errors::AsyncEventType type = errors::AsyncEventType::NONE;
-    for (const auto& e : names::async_events())
-      if (e.name == kind) type = e.value;
+  std::string element_label(std::size_t adapter, errors::AsyncEventType type,
+                            std::uint32_t value) const {
     ObjectKind k = ObjectKind::QP;
     switch (errors::event_target(type)) {
       case errors::EventTarget::QP:
@@ -572,9 +574,13 @@ class Runner {
         continue;
       }
       const SeenAsyncEvent& g = got[i];
+      // The scenario names the event; the loader checked the name against this table.
+      errors::AsyncEventType want_kind = errors::AsyncEventType::NONE;
+      for (const auto& n : names::async_events())
+        if (n.name == x.kind) want_kind = n.value;
       std::vector<std::string> diffs;
-      if (g.kind != x.kind)
-        diffs.push_back(fmt::format("event: expected {}, got {}", x.kind, g.kind));
+      if (g.kind != want_kind)
+        diffs.push_back(fmt::format("event: expected {}, got {}", x.kind, errors::to_string(g.kind)));
       if (x.element != kNoObj && need(x.element, s)) {
         const ObjState& o = objs_[x.element];
         const ObjectKind k = sc_.objects[x.element].kind;
@@ -583,7 +589,7 @@ class Runner {
                                                          : o.srq.value;
         if (want != g.object)
           diffs.push_back(fmt::format("element: expected {}, got {}",
-                                      element_label(adapter, x.kind, want),
+                                      element_label(adapter, want_kind, want),
                                       element_label(adapter, g.kind, g.object)));
       }
       if (!diffs.empty()) {
@@ -593,7 +599,8 @@ class Runner {
       }
     }
     for (std::size_t i = e.events.size(); i < got.size(); ++i)
-      fail(e.path, fmt::format("unexpected asynchronous event #{}: {} {} at {} ns", i, got[i].kind,
+      fail(e.path, fmt::format("unexpected asynchronous event #{}: {} {} at {} ns", i,
+                               errors::to_string(got[i].kind),
                                element_label(adapter, got[i].kind, got[i].object), got[i].t));
     got.clear();
   }

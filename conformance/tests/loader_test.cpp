@@ -764,7 +764,6 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
 
 // --- link faults (docs/faults.md) -----------------------------------------------------------
 // Fault rules are JSON objects read by the strict reader (fault_rules.h).
-#ifdef ROCECERT_HAVE_MODEL
 
 namespace {
 json rules(const char* text) { return json::parse(text); }
@@ -973,8 +972,6 @@ TEST(ScenarioLoader, FaultRatesAndKeysAreChecked) {
   j["links"][0]["faults"] = json::array();
   EXPECT_EQ(error_of(j), "t.json: links[0].faults: expected an object, got array");
 }
-
-#endif  // ROCECERT_HAVE_MODEL
 
 // --- SRQs and asynchronous events -------------------------------------------------------------
 

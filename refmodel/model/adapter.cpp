@@ -256,7 +256,8 @@ void Adapter::Impl::srq_consumed(const Qp& q) {
   Srq* srq = q.ctx.has_srq ? q.srq : nullptr;
   if (srq == nullptr || srq->limit == 0 || srq->rq.size() >= srq->limit) return;
   srq->limit = 0;
-  a.observer_.on_async_event({now(), a.id_, "SRQ_LIMIT_REACHED", q.ctx.srq.value});
+  a.observer_.on_async_event(
+      {now(), a.id_, errors::AsyncEventType::SRQ_LIMIT_REACHED, q.ctx.srq.value});
 }
 
 std::vector<cq::Wc> Adapter::poll_cq(qp::CqId cq, std::size_t max) {
@@ -275,10 +276,10 @@ PostError Adapter::req_notify_cq(qp::CqId cq, bool solicited_only) {
 // ---- frames in ------------------------------------------------------------------------------
 
 void Adapter::receive(std::vector<std::uint8_t> frame) {
-  const wire::ParsedFrame p = wire::decode(frame);
-  observer_.on_frame({events_.now(), id_, trace::Direction::RX, frame});
+  const wire::ParsedFrame p = wire::decode(frame);  // untrusted: every check, ICRC included
+  observer_.on_frame({events_.now(), id_, trace::Direction::RX, frame, &p});
   auto drop = [&](std::string_view reason) {
-    observer_.on_drop({events_.now(), id_, reason, frame});
+    observer_.on_drop({events_.now(), id_, reason, frame, &p});
   };
   // Admission, in rxe_rcv order (docs/spec-notes.md §1.9); every failure is a silent drop.
   if (p.has_error || !p.roce || !p.has_bth) return drop("malformed");
@@ -371,7 +372,21 @@ std::size_t Adapter::Impl::transmit(const wire::FrameSpec& spec) {
   wire::finalize(s);
   std::vector<std::uint8_t> frame = wire::encode(s);
   const std::size_t length = frame.size();
-  a.observer_.on_frame({now(), a.id_, trace::Direction::TX, frame});
+  if (a.observer_.needs_decoded_frames()) {
+    // Decoded once here for every observer. The ICRC was just computed by encode() unless the
+    // spec carries one of its own, so only such a frame has it verified.
+    wire::DecodeOptions opts;
+    opts.verify_icrc = s.icrc.has_value();
+    wire::ParsedFrame p = wire::decode(frame, opts);
+    if (!opts.verify_icrc && p.has_icrc) {
+      p.icrc_computed = p.icrc;
+      p.icrc_checked = true;
+      p.icrc_ok = true;
+    }
+    a.observer_.on_frame({now(), a.id_, trace::Direction::TX, frame, &p});
+  } else {
+    a.observer_.on_frame({now(), a.id_, trace::Direction::TX, frame});
+  }
   if (a.link_ != nullptr) a.link_->transmit(a, std::move(frame));
   return length;
 }
@@ -406,7 +421,7 @@ void Adapter::Impl::complete(qp::CqId cq_id, const cq::Wc& wc, bool solicited, Q
   }
   if (r == cq::PushResult::OVERFLOW) {
     // A CQ overrun is a CQ error (IBA §11.4.2.1): async CQ_ERR.
-    a.observer_.on_async_event({now(), a.id_, "CQ_ERR", cq_id.value});
+    a.observer_.on_async_event({now(), a.id_, errors::AsyncEventType::CQ_ERR, cq_id.value});
   }
   if (flushing) return;
   // What the overrun does to the QP that could not complete: the errors table (rxe: a full
@@ -506,7 +521,7 @@ void Adapter::Impl::flush(Qp& q) {
   // IBA: a QP on an SRQ that is in ERR will consume no more WQEs from it: Last WQE Reached
   // (IBA §11.6.3; errors::raises_last_wqe_reached). rxe raises no QP event.
   if (!sq_only && errors::raises_last_wqe_reached(a.config_.profile.error_profile, ctx.has_srq, true))
-    a.observer_.on_async_event({now(), a.id_, errors::to_string(errors::AsyncEventType::QP_LAST_WQE_REACHED), ctx.qpn.value()});
+    a.observer_.on_async_event({now(), a.id_, errors::AsyncEventType::QP_LAST_WQE_REACHED, ctx.qpn.value()});
 }
 
 bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx::Sge>& sges,

@@ -22,7 +22,7 @@ void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
   qp::QpContext& ctx = q.ctx;
   const qp::Psn psn(p.bth.psn);
   const wire::OpcodeInfo& op = *p.op;
-  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes}); };
+  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes, &p}); };
   bool progress = false;
 
   // Complete, in order, the SEND/WRITE WQEs covered by PSN `upto` (implicit ACK). Stops at the
@@ -150,7 +150,10 @@ void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
   const bool idle = ctx.req.outstanding_psns() == 0;
   if (idle && ctx.state() == qp::QpState::SQD) {
     const qp::SqDrained d = a.qps_.mark_sq_drained(ctx);
-    if (d.notify) a.observer_.on_async_event({now(), a.id_, "SQ_DRAINED", ctx.qpn.value()});
+    if (d.notify) {
+      a.observer_.on_async_event(
+          {now(), a.id_, errors::AsyncEventType::SQ_DRAINED, ctx.qpn.value()});
+    }
   }
   schedule_requester(q);
 }

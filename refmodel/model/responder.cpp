@@ -187,7 +187,7 @@ void Adapter::Impl::complete_receive(Qp& q, const RecvWqe& r,
 void Adapter::Impl::raise_events(const qp::QpContext& ctx, const errors::Outcome& o) {
   for (const errors::AsyncEventType e : o.events) {
     if (e == errors::AsyncEventType::NONE || e == errors::AsyncEventType::CQ_ERR) continue;
-    a.observer_.on_async_event({now(), a.id_, errors::to_string(e), ctx.qpn.value()});
+    a.observer_.on_async_event({now(), a.id_, e, ctx.qpn.value()});
   }
 }
 
@@ -237,7 +237,7 @@ void Adapter::Impl::refuse(Qp& q, const wire::ParsedFrame& p, errors::ErrorClass
     case errors::Response::SILENT_DROP:
     case errors::Response::RESERVED_NAK:
     case errors::Response::NONE:
-      a.observer_.on_drop({now(), a.id_, name, p.bytes});
+      a.observer_.on_drop({now(), a.id_, name, p.bytes, &p});
       break;
   }
   raise_events(ctx, o);
@@ -275,7 +275,7 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
   const wire::OpcodeInfo& op = *p.op;
   const bool rc = ctx.type == qp::QpType::RC;
   const std::uint32_t psn = p.bth.psn;
-  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes}); };
+  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes, &p}); };
   // Takes the next receive WQE and resolves its buffers (LOCAL_WRITE).
   auto take_recv = [&](RecvWqe& out) -> int {  // 1 ok, 0 none, -1 unusable WQE
     std::deque<RecvWqe>& rq = receive_queue(q);

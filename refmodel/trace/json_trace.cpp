@@ -2,17 +2,44 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
 #include "rocecert/wire/decode.h"
 
 namespace rocecert::trace {
 
+std::string json_string(std::string_view s) {
+  const bool plain = std::all_of(s.begin(), s.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return u >= 0x20 && u < 0x80 && c != '"' && c != '\\';
+  });
+  if (plain) {
+    std::string out;
+    out.reserve(s.size() + 2);
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
+    return out;
+  }
+  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
+                                             nlohmann::json::error_handler_t::replace);
+}
+
 namespace {
-// Event names and free text come from the model's own tables (no quotes or backslashes), so
-// they are written as they are.
+// Free text (causes, reasons, outcomes, rules) goes through json_string(); enum names come from
+// the model's fixed tables (identifiers) and are written as they are.
 std::string_view dir_name(Direction d) { return d == Direction::TX ? "tx" : "rx"; }
 
-std::string frame_summary(wire::ByteSpan bytes) {
-  const wire::ParsedFrame p = wire::decode(bytes);
+// The frame as the reporting adapter decoded it, or decoded here when the event has no decode.
+std::string frame_summary(wire::ByteSpan bytes, const wire::ParsedFrame* parsed) {
+  wire::ParsedFrame local;
+  if (parsed == nullptr) {
+    local = wire::decode(bytes);
+    parsed = &local;
+  }
+  const wire::ParsedFrame& p = *parsed;
   if (p.has_error) {
     return fmt::format(R"("len":{},"error":"{}")", bytes.size(), wire::to_string(p.error.code));
   }
@@ -30,11 +57,12 @@ std::string frame_summary(wire::ByteSpan bytes) {
 
 std::string to_json(const FrameEvent& e) {
   return fmt::format(R"({{"t":{},"ev":"frame","adapter":{},"dir":"{}",{}}})", e.t, e.adapter,
-                     dir_name(e.dir), frame_summary(e.bytes));
+                     dir_name(e.dir), frame_summary(e.bytes, e.parsed));
 }
 std::string to_json(const QpTransitionEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"qp_state","adapter":{},"qpn":{},"from":"{}","to":"{}","cause":"{}"}})",
-                     e.t, e.adapter, e.qpn, qp::to_string(e.from), qp::to_string(e.to), e.cause);
+  return fmt::format(R"({{"t":{},"ev":"qp_state","adapter":{},"qpn":{},"from":"{}","to":"{}","cause":{}}})",
+                     e.t, e.adapter, e.qpn, qp::to_string(e.from), qp::to_string(e.to),
+                     json_string(e.cause));
 }
 std::string to_json(const CqeEvent& e) {
   const cq::Wc& w = e.wc;
@@ -44,34 +72,35 @@ std::string to_json(const CqeEvent& e) {
       w.qp_num, w.src_qp, w.wc_flags, w.imm_data, e.solicited ? 1 : 0);
 }
 std::string to_json(const NakEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"nak","adapter":{},"qpn":{},"psn":{},"syndrome":{},"reason":"{}"}})",
-                     e.t, e.adapter, e.qpn, e.psn, e.syndrome, e.reason);
+  return fmt::format(R"({{"t":{},"ev":"nak","adapter":{},"qpn":{},"psn":{},"syndrome":{},"reason":{}}})",
+                     e.t, e.adapter, e.qpn, e.psn, e.syndrome, json_string(e.reason));
 }
 std::string to_json(const RetryEvent& e) {
   return fmt::format(R"({{"t":{},"ev":"retry","adapter":{},"qpn":{},"kind":"{}","from_psn":{},"retries_left":{}}})",
                      e.t, e.adapter, e.qpn, to_string(e.kind), e.from_psn, e.retries_left);
 }
 std::string to_json(const AccessDeniedEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"access_denied","adapter":{},"qpn":{},"key":{},"va":{},"length":{},"outcome":"{}"}})",
-                     e.t, e.adapter, e.qpn, e.key, e.va, e.length, e.outcome);
+  return fmt::format(R"({{"t":{},"ev":"access_denied","adapter":{},"qpn":{},"key":{},"va":{},"length":{},"outcome":{}}})",
+                     e.t, e.adapter, e.qpn, e.key, e.va, e.length, json_string(e.outcome));
 }
 std::string to_json(const AsyncEvent& e) {
   return fmt::format(R"({{"t":{},"ev":"async","adapter":{},"kind":"{}","object":{}}})", e.t,
-                     e.adapter, e.kind, e.object);
+                     e.adapter, errors::to_string(e.kind), e.object);
 }
 std::string to_json(const DropEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"drop","adapter":{},"reason":"{}",{}}})", e.t, e.adapter,
-                     e.reason, frame_summary(e.bytes));
+  return fmt::format(R"({{"t":{},"ev":"drop","adapter":{},"reason":{},{}}})", e.t, e.adapter,
+                     json_string(e.reason), frame_summary(e.bytes, e.parsed));
 }
 
 std::string to_json(const FaultEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"fault","from_adapter":{},"action":"{}","rule":"{}",{}}})", e.t,
-                     e.from_adapter, e.action, e.rule, frame_summary(e.bytes));
+  return fmt::format(R"({{"t":{},"ev":"fault","from_adapter":{},"action":{},"rule":{},{}}})", e.t,
+                     e.from_adapter, json_string(e.action), json_string(e.rule),
+                     frame_summary(e.bytes, nullptr));
 }
 
 std::string to_json(const RateEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"rate","adapter":{},"qpn":{},"rate_gbps":{:.6f},"target_gbps":{:.6f},"alpha":{:.6f},"cause":"{}"}})",
-                     e.t, e.adapter, e.qpn, e.rate_gbps, e.target_gbps, e.alpha, e.cause);
+  return fmt::format(R"({{"t":{},"ev":"rate","adapter":{},"qpn":{},"rate_gbps":{:.6f},"target_gbps":{:.6f},"alpha":{:.6f},"cause":{}}})",
+                     e.t, e.adapter, e.qpn, e.rate_gbps, e.target_gbps, e.alpha, json_string(e.cause));
 }
 
 JsonTraceWriter::~JsonTraceWriter() { std::fflush(out_); }

@@ -196,28 +196,40 @@ struct Decoder {
       fail(DecodeErrc::unknown_opcode, bth);
       return;
     }
+    // Every extended header whose bytes are all there is decoded, also in a frame cut short
+    // further on; `headers` records which (the headers follow the BTH in a fixed order, IBA
+    // Vol. 1 §9.3, so the present ones are a leading run of the opcode's).
+    if (n >= op.header_len) {
+      p.headers = op.headers;
+    } else {
+      for (std::size_t i = 0; i < kHeaderCount; ++i) {
+        const auto h = static_cast<Header>(i);
+        if (op.has(h) && op.offset[i] + kHeaderSize[i] <= n)
+          p.headers = static_cast<std::uint16_t>(p.headers | header_bit(h));
+      }
+    }
+    auto at = [&](Header h) { return t.subspan(op.offset[static_cast<std::size_t>(h)]); };
+    if (p.has(Header::Rdeth)) p.rdeth = read_rdeth(at(Header::Rdeth));
+    if (p.has(Header::Deth)) p.deth = read_deth(at(Header::Deth));
+    if (p.has(Header::Xrceth)) p.xrceth = read_xrceth(at(Header::Xrceth));
+    if (p.has(Header::Feth)) p.feth = read_feth(at(Header::Feth));
+    if (p.has(Header::Reth)) p.reth = read_reth(at(Header::Reth));
+    if (p.has(Header::AtomicEth)) p.atomiceth = read_atomiceth(at(Header::AtomicEth));
+    if (p.has(Header::Aeth)) p.aeth = read_aeth(at(Header::Aeth));
+    if (p.has(Header::AtomicAckEth)) p.atomicacketh = read_atomicacketh(at(Header::AtomicAckEth));
+    if (p.has(Header::ImmDt)) p.immdt = read_immdt(at(Header::ImmDt));
+    if (p.has(Header::Ieth)) p.ieth = read_ieth(at(Header::Ieth));
     if (n < op.header_len + kIcrcLen) {
-      std::size_t at = op.header_len;
+      std::size_t cut = op.header_len;
       for (std::size_t h = 0; h < kHeaderCount; ++h) {
         if (op.offset[h] != 0 && op.offset[h] + kHeaderSize[h] > n) {
-          at = op.offset[h];
+          cut = op.offset[h];
           break;
         }
       }
-      fail(DecodeErrc::truncated_headers, bth + at);
+      fail(DecodeErrc::truncated_headers, bth + cut);
       return;
     }
-    auto at = [&](Header h) { return t.subspan(op.offset[static_cast<std::size_t>(h)]); };
-    if (op.has(Header::Rdeth)) p.rdeth = read_rdeth(at(Header::Rdeth));
-    if (op.has(Header::Deth)) p.deth = read_deth(at(Header::Deth));
-    if (op.has(Header::Xrceth)) p.xrceth = read_xrceth(at(Header::Xrceth));
-    if (op.has(Header::Feth)) p.feth = read_feth(at(Header::Feth));
-    if (op.has(Header::Reth)) p.reth = read_reth(at(Header::Reth));
-    if (op.has(Header::AtomicEth)) p.atomiceth = read_atomiceth(at(Header::AtomicEth));
-    if (op.has(Header::Aeth)) p.aeth = read_aeth(at(Header::Aeth));
-    if (op.has(Header::AtomicAckEth)) p.atomicacketh = read_atomicacketh(at(Header::AtomicAckEth));
-    if (op.has(Header::ImmDt)) p.immdt = read_immdt(at(Header::ImmDt));
-    if (op.has(Header::Ieth)) p.ieth = read_ieth(at(Header::Ieth));
 
     const std::size_t icrc = n - kIcrcLen;
     p.has_icrc = true;

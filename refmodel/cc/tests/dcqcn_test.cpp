@@ -1,6 +1,6 @@
 // Unit tests of the DCQCN reaction point and pacer. Every expected number is worked out by
-// hand in the comment next to it; dyadic parameters (g = 1/4, alpha = 1/2, ...) keep most of
-// them exact in binary, so EXPECT_EQ is used wherever the arithmetic is exact.
+// hand in the comment next to it, in the model's integer units (rates in kb/s, alpha in
+// 1/1024ths; divisions round down, the fast-recovery halving rounds up).
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -54,8 +54,8 @@ TEST(Dcqcn, FirstCnpHalvesRate) {
 
 TEST(Dcqcn, AlphaUpdateAndDecay) {
   DcqcnParams p;
-  p.g = 0.25;
-  p.initial_alpha = 0.5;
+  p.g_q10 = 256;              // 1/4
+  p.initial_alpha_q10 = 512;  // 1/2
   p.alpha_update_period_ns = us(10);
   p.rate_increase_period_ns = 0;  // no increases: Rc moves only on cuts
   p.byte_counter_bytes = 0;
@@ -69,37 +69,38 @@ TEST(Dcqcn, AlphaUpdateAndDecay) {
   rp.advance(us(10) - 1);
   EXPECT_EQ(rp.alpha(), 0.625);  // the first decay is due at 10 us, not before
   rp.advance(us(10));
-  EXPECT_EQ(rp.alpha(), 0.46875);  // 0.625 * 0.75
+  EXPECT_EQ(rp.alpha(), 0.46875);  // 0.625 * 0.75: 640 * 768 >> 10 = 480
   rp.advance(us(20));
   EXPECT_EQ(rp.alpha(), 0.3515625);  // 0.46875 * 0.75
   rp.advance(us(35));
   EXPECT_EQ(rp.alpha(), 0.263671875);  // one more decay at 30 us: 0.3515625 * 0.75
 
   rp.on_cnp(us(35));
-  // Rt = 75; Rc = 75 (1 - 0.263671875/2) = 75 * 0.8681640625 = 65.1123046875;
-  // alpha = 0.75 * 0.263671875 + 0.25 = 0.44775390625.
+  // alpha = 270/1024 = 0.263671875. Rt = 75 Gb/s; Rc = 75000000 - (75000000 * 270 >> 11)
+  // = 75000000 - 9887695 = 65112305 kb/s (65.1123046875 exactly);
+  // alpha = (768 * 270 + 1024 * 256) >> 10 = 469504 >> 10 = 458 (0.447265625; 0.44775390625).
   EXPECT_EQ(rp.target_rate_gbps(), 75.0);
-  EXPECT_EQ(rp.current_rate_gbps(), 65.1123046875);
-  EXPECT_EQ(rp.alpha(), 0.44775390625);
+  EXPECT_EQ(rp.current_rate_kbps(), 65'112'305u);
+  EXPECT_EQ(rp.alpha_q10(), 458u);
 
   // The cut restarted the alpha timer: next decay at 35 + 10 = 45 us.
   rp.advance(us(45) - 1);
-  EXPECT_EQ(rp.alpha(), 0.44775390625);
+  EXPECT_EQ(rp.alpha_q10(), 458u);
   rp.advance(us(45));
-  EXPECT_EQ(rp.alpha(), 0.3358154296875);  // 0.44775390625 * 0.75
+  EXPECT_EQ(rp.alpha_q10(), 343u);  // 458 * 768 >> 10 = 343.5, rounded down
 }
 
 TEST(Dcqcn, AlphaDecayStopsAtZero) {
   DcqcnParams p;
-  p.g = 0.5;
+  p.g_q10 = 512;  // 1/2
   p.alpha_update_period_ns = us(1);
   p.rate_increase_period_ns = 0;
   p.byte_counter_bytes = 0;
   DcqcnReactionPoint rp(p, 100.0);
   rp.on_cnp(0);
   EXPECT_EQ(rp.alpha(), 1.0);  // 0.5 * 1 + 0.5
-  // alpha halves every us: 2^-1074 is the least subnormal, the 1075th halving gives 0 and
-  // the decay stops (so a far `now` costs ~1075 steps, not 10^6).
+  // alpha halves every us: 1024 >> 11 is 0, so the decay stops after 11 us (and a far `now`
+  // costs 11 steps, not 10^6).
   rp.advance(us(1'000'000));
   EXPECT_EQ(rp.alpha(), 0.0);
   EXPECT_EQ(rp.state().next_alpha_at, sim::kNever);
@@ -155,8 +156,8 @@ TEST(Dcqcn, FastRecoveryThenAdditiveIncrease) {
   // Rt = 50.04, Rc = (50.04 + 49.21875) / 2 = 49.629375.
   EXPECT_DOUBLE_EQ(rp.rate_gbps(us(340)), 49.629375);
   EXPECT_DOUBLE_EQ(rp.target_rate_gbps(), 50.04);
-  // Stage 7: Rt = 50.08, Rc = (50.08 + 49.629375) / 2 = 49.8546875.
-  EXPECT_DOUBLE_EQ(rp.rate_gbps(us(395)), 49.8546875);
+  // Stage 7: Rt = 50.08, Rc = ceil((50080000 + 49629375) / 2) = 49854688 kb/s.
+  EXPECT_EQ(rp.rate_kbps(us(395)), 49'854'688u);
   EXPECT_DOUBLE_EQ(rp.target_rate_gbps(), 50.08);
   EXPECT_EQ(rp.state().additive_events, 2u);
   EXPECT_EQ(rp.state().hyper_events, 0u);  // the byte counter is off: never hyper
@@ -189,13 +190,15 @@ TEST(Dcqcn, HyperIncreaseWhenBothCountersPassF) {
   EXPECT_DOUBLE_EQ(rp.target_rate_gbps(), 50.52);
   EXPECT_DOUBLE_EQ(rp.current_rate_gbps(), 49.911875);
 
-  rp.on_sent(us(180), 1000);  // byte 4, time 3: i = 1, Rt 50.92, Rc 50.4159375
+  rp.on_sent(us(180), 1000);  // byte 4, time 3: i = 1, Rt 50.92,
+  // Rc = ceil((50920000 + 49911875) / 2) = 50415938 kb/s.
   EXPECT_DOUBLE_EQ(rp.target_rate_gbps(), 50.92);
-  EXPECT_DOUBLE_EQ(rp.current_rate_gbps(), 50.4159375);
+  EXPECT_EQ(rp.current_rate_kbps(), 50'415'938u);
 
-  rp.advance(us(230));  // time 4, byte 4: i = 2, Rt += 0.8: 51.72, Rc 51.06796875
+  rp.advance(us(230));  // time 4, byte 4: i = 2, Rt += 0.8: 51.72,
+  // Rc = ceil((51720000 + 50415938) / 2) = 51067969 kb/s.
   EXPECT_DOUBLE_EQ(rp.target_rate_gbps(), 51.72);
-  EXPECT_DOUBLE_EQ(rp.current_rate_gbps(), 51.06796875);
+  EXPECT_EQ(rp.current_rate_kbps(), 51'067'969u);
 
   EXPECT_EQ(rp.time_stage(), 4u);
   EXPECT_EQ(rp.byte_stage(), 4u);
@@ -230,12 +233,12 @@ TEST(Dcqcn, ClampAtLineRateAndRelease) {
   EXPECT_EQ(rp.target_rate_gbps(), 100.0);  // clamped, not 100.04
   EXPECT_EQ(rp.state().additive_events, 1u);
 
-  // The gap to 100 halves per stage: 50 / 2^n. Release when it is <= 100 * 1e-9 = 1e-7:
-  // 50 / 2^28 = 1.86e-7 (no), 50 / 2^29 = 9.3e-8 (yes): stage 29, at 29 * 55 = 1595 us.
-  EXPECT_LT(rp.rate_gbps(us(1595) - 1), 100.0);
+  // The gap to 100 Gb/s halves per stage, rounded down: floor(50000000 / 2^n) kb/s, which is
+  // 1 at n = 25 and 0 at n = 26: released at stage 26, at 26 * 55 = 1430 us.
+  EXPECT_EQ(rp.rate_kbps(us(1430) - 1), 99'999'999u);
   EXPECT_TRUE(rp.limited());
-  EXPECT_EQ(rp.time_stage(), 28u);
-  EXPECT_EQ(rp.rate_gbps(us(1595)), 100.0);
+  EXPECT_EQ(rp.time_stage(), 25u);
+  EXPECT_EQ(rp.rate_gbps(us(1430)), 100.0);
   EXPECT_FALSE(rp.limited());
   EXPECT_EQ(rp.state().releases, 1u);
   EXPECT_EQ(rp.alpha(), 1.0);  // back to initial_alpha
@@ -260,7 +263,7 @@ TEST(Dcqcn, RecoversToLineRateAfterLongQuiet) {
 
 TEST(Dcqcn, ClampAtMinRate) {
   DcqcnParams p;
-  p.min_rate_gbps = 10.0;
+  p.min_rate_kbps = 10'000'000;  // 10 Gb/s
   p.rate_reduce_monitor_period_ns = 0;
   DcqcnReactionPoint rp(p, 100.0);
   const double expected[] = {50.0, 25.0, 12.5, 10.0, 10.0};  // 12.5 / 2 = 6.25 -> floor 10
@@ -272,7 +275,7 @@ TEST(Dcqcn, ClampAtMinRate) {
 
 TEST(Dcqcn, MinDecFactorBoundsOneCut) {
   DcqcnParams p;
-  p.min_dec_factor = 0.75;  // rpg_min_dec_fac = 75 %
+  p.min_dec_factor_pct = 75;  // rpg_min_dec_fac = 75 %
   DcqcnReactionPoint rp(p, 100.0);
   rp.on_cnp(0);
   EXPECT_EQ(rp.current_rate_gbps(), 75.0);  // max(1 - 1/2, 0.75) * 100
@@ -280,7 +283,7 @@ TEST(Dcqcn, MinDecFactorBoundsOneCut) {
 
 TEST(Dcqcn, MaxRateCapsLineRate) {
   DcqcnParams p;
-  p.max_rate_gbps = 40.0;
+  p.max_rate_kbps = 40'000'000;  // 40 Gb/s
   DcqcnReactionPoint rp(p, 100.0);
   EXPECT_EQ(rp.rate_gbps(0), 40.0);
   rp.on_cnp(0);
@@ -289,8 +292,8 @@ TEST(Dcqcn, MaxRateCapsLineRate) {
 
 TEST(Dcqcn, RateToSetOnFirstCnp) {
   DcqcnParams p;
-  p.rate_on_first_cnp_gbps = 20.0;
-  p.initial_alpha = 0.5;
+  p.rate_on_first_cnp_kbps = 20'000'000;  // 20 Gb/s
+  p.initial_alpha_q10 = 512;              // 1/2
   DcqcnReactionPoint rp(p, 100.0);
   rp.on_cnp(0);
   EXPECT_EQ(rp.current_rate_gbps(), 20.0);
@@ -312,9 +315,9 @@ TEST(Dcqcn, Mlx5TargetRateClamping) {
   EXPECT_EQ(rp.rate_gbps(us(65)), 62.5);  // FR: (100 + 25) / 2
   rp.on_cnp(us(70));                      // a timer increase happened since the last cut: Rt = 62.5
   EXPECT_EQ(rp.target_rate_gbps(), 62.5);
-  // alpha decayed once at 10 + 55 = 65 us, to 255/256, so
-  // Rc = 62.5 (1 - 255/512) = 62.5 * 257/512 = 31.3720703125.
-  EXPECT_EQ(rp.current_rate_gbps(), 31.3720703125);
+  // alpha decayed once at 10 + 55 = 65 us, to 1024 * 1020 >> 10 = 1020 (255/256), so
+  // Rc = 62500000 - (62500000 * 1020 >> 11) = 62500000 - 31127929 = 31372071 kb/s.
+  EXPECT_EQ(rp.current_rate_kbps(), 31'372'071u);
 
   p.clamp_tgt_rate_after_time_inc = false;
   DcqcnReactionPoint rp2(p, 100.0);
@@ -323,27 +326,50 @@ TEST(Dcqcn, Mlx5TargetRateClamping) {
   EXPECT_EQ(rp2.rate_gbps(us(65)), 62.5);
   rp2.on_cnp(us(70));  // Rt kept at 100; Rc as above
   EXPECT_EQ(rp2.target_rate_gbps(), 100.0);
-  EXPECT_EQ(rp2.current_rate_gbps(), 31.3720703125);
+  EXPECT_EQ(rp2.current_rate_kbps(), 31'372'071u);
 }
 
 TEST(Dcqcn, Mlx5FirmwarePreset) {
   const DcqcnParams p = DcqcnParams::mlx5_firmware();
-  EXPECT_EQ(p.g, 5.0 / 1024.0);
+  EXPECT_EQ(p.g_q10, 5u);
   EXPECT_EQ(p.alpha_update_period_ns, us(1));
-  EXPECT_EQ(p.initial_alpha, 1023.0 / 1024.0);
+  EXPECT_EQ(p.initial_alpha_q10, 1023u);
+  EXPECT_EQ(p.rate_reduce_shift, 11u);
+  EXPECT_EQ(p.min_dec_factor_pct, 50u);
   EXPECT_EQ(p.rate_increase_period_ns, us(300));
   EXPECT_EQ(p.byte_counter_bytes, 32767u * 64u);
   EXPECT_EQ(p.fast_recovery_stages, 1u);
-  EXPECT_DOUBLE_EQ(p.ai_rate_gbps, 0.005);
-  EXPECT_DOUBLE_EQ(p.hai_rate_gbps, 0.05);
-  EXPECT_DOUBLE_EQ(p.min_rate_gbps, 0.001);
+  EXPECT_EQ(p.ai_rate_kbps, 5'000u);
+  EXPECT_EQ(p.hai_rate_kbps, 50'000u);
+  EXPECT_EQ(p.min_rate_kbps, 1'000u);
   EXPECT_EQ(p.rate_reduce_monitor_period_ns, us(4));
   EXPECT_FALSE(p.clamp_tgt_rate);
   EXPECT_TRUE(p.clamp_tgt_rate_after_time_inc);
   DcqcnReactionPoint rp(p, 100.0);
   rp.on_cnp(0);
-  // alpha 1023/1024: Rc = 100 (1 - 1023/2048) = 100 * 1025/2048 = 50.048828125.
-  EXPECT_EQ(rp.current_rate_gbps(), 50.048828125);
+  // alpha 1023/1024: Rc = 100000000 - (100000000 * 1023 >> 11) = 100000000 - 49951171
+  // = 50048829 kb/s (50.048828125 Gb/s exactly).
+  EXPECT_EQ(rp.current_rate_kbps(), 50'048'829u);
+}
+
+TEST(Dcqcn, IntegerStateOnly) {
+  // The state is integers (kb/s, 1/1024ths); the Gb/s and fraction accessors are exact
+  // conversions of it, so a trace prints the same digits on every machine.
+  DcqcnParams p = DcqcnParams::mlx5_firmware();
+  DcqcnReactionPoint rp(p, 25.0);
+  EXPECT_EQ(rp.line_rate_kbps(), 25'000'000u);
+  rp.on_cnp(0);
+  rp.on_cnp(us(5));
+  // First cut: Rt = 25000000; Rc = 25000000 - (25000000 * 1023 >> 11) = 12512208;
+  // alpha = (1019 * 1023 + 1024 * 5) >> 10 = 1023. Five decays (1, 2, ... 5 us), each
+  // alpha * 1019 >> 10: 1018, 1013, 1008, 1003, 998. Second cut (clamp_tgt_rate off, no timer
+  // increase since: Rt stays): Rc = 12512208 - (12512208 * 998 >> 11) = 6414951;
+  // alpha = (1019 * 998 + 5120) >> 10 = 998.
+  EXPECT_EQ(rp.state().rc_kbps, 6'414'951u);
+  EXPECT_EQ(rp.state().rt_kbps, 25'000'000u);
+  EXPECT_EQ(rp.state().alpha_q10, 998u);
+  EXPECT_EQ(rp.current_rate_gbps(), 6.414951);
+  EXPECT_EQ(rp.alpha(), 998.0 / 1024.0);
 }
 
 TEST(Dcqcn, TimeNeverGoesBack) {
@@ -425,20 +451,22 @@ TEST(Dcqcn, Deterministic) {
 }
 
 TEST(DcqcnPacer, SpacingAtRate) {
-  EXPECT_EQ(RatePacer::serialization_ns(1250, 10.0), 1000u);  // 10000 bits at 10 Gb/s
-  EXPECT_EQ(RatePacer::serialization_ns(1000, 3.0), 2667u);   // 8000 / 3 = 2666.67, rounded up
-  EXPECT_EQ(RatePacer::serialization_ns(4096, 0.0), 0u);
+  constexpr std::uint64_t kGbps = 1'000'000;  // in kb/s
+  EXPECT_EQ(RatePacer::serialization_ns(1250, 10 * kGbps), 1000u);  // 10000 bits at 10 Gb/s
+  EXPECT_EQ(RatePacer::serialization_ns(1000, 3 * kGbps), 2667u);  // 8000 / 3 = 2666.67, up
+  EXPECT_EQ(RatePacer::serialization_ns(1, 1), 8'000'000u);        // 8 bits at 1 kb/s: 8 ms
+  EXPECT_EQ(RatePacer::serialization_ns(4096, 0), 0u);
 
   RatePacer pacer;
   EXPECT_EQ(pacer.earliest_send(0), 0u);
-  pacer.sent(0, 1250, 10.0);
+  pacer.sent(0, 1250, 10 * kGbps);
   EXPECT_EQ(pacer.earliest_send(0), 1000u);
   EXPECT_EQ(pacer.earliest_send(1500), 1500u);
-  pacer.sent(1000, 1000, 3.0);
+  pacer.sent(1000, 1000, 3 * kGbps);
   EXPECT_EQ(pacer.earliest_send(1000), 3667u);
-  pacer.sent(2000, 1000, 8.0);  // sent early: accounted from 3667, next 3667 + 1000
+  pacer.sent(2000, 1000, 8 * kGbps);  // sent early: accounted from 3667, next 3667 + 1000
   EXPECT_EQ(pacer.next_allowed(), 4667u);
-  pacer.sent(5000, 9000, 0.0);  // unpaced
+  pacer.sent(5000, 9000, 0);  // unpaced
   EXPECT_EQ(pacer.earliest_send(5000), 5000u);
 }
 

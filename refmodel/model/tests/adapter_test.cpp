@@ -211,7 +211,7 @@ TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
   ASSERT_TRUE(t.b.ad->arm_srq_limit(srq, 2));
   struct AsyncSpy : trace::Observer {
     std::vector<std::string> events;
-    void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(e.kind); }
+    void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(errors::to_string(e.kind)); }
   } spy;
   t.sim.observers().add(&spy);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -252,7 +252,7 @@ TEST(Adapter, AQpOnAnSrqThatEntersErrRaisesLastWqeReachedUnderIba) {
     ASSERT_EQ(t.b.ad->post_srq_recv(srq, {7, {{kBase, 64, t.b.mr.lkey.value()}}}), model::PostError::OK);
     struct AsyncSpy : trace::Observer {
       std::vector<std::pair<std::string, std::uint32_t>> events;
-      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(e.kind, e.object); }
+      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(errors::to_string(e.kind), e.object); }
     } spy;
     t.sim.observers().add(&spy);
     qp::QpAttr attr;
@@ -366,7 +366,7 @@ TEST(Adapter, TheIbaProfileRaisesTheTablesAffiliatedAsyncEvents) {
            [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; });
     struct AsyncSpy : trace::Observer {
       std::vector<std::string> events;
-      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(e.kind); }
+      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(errors::to_string(e.kind)); }
     } spy;
     t.sim.observers().add(&spy);
     tx::SendWr bad = t.wr(1, tx::WrOpcode::RDMA_WRITE, kBase, 64);

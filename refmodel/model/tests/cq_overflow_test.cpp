@@ -18,7 +18,7 @@ namespace {
 struct AsyncLog : trace::Observer {
   std::vector<std::string> events;
   void on_async_event(const trace::AsyncEvent& e) override {
-    events.push_back(std::to_string(e.adapter) + ":" + std::string(e.kind) + ":" + std::to_string(e.object));
+    events.push_back(std::to_string(e.adapter) + ":" + std::string(errors::to_string(e.kind)) + ":" + std::to_string(e.object));
   }
 };
 

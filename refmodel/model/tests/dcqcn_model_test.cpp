@@ -74,7 +74,7 @@ TEST(DcqcnInModel, WithoutCnpsPacketsLeaveAtLineRateEcnCapable) {
   for (std::size_t i = 1; i < t.log.rows.size(); ++i) {
     // Each packet waits for the previous one's serialization at 25 Gb/s: ceil(bytes * 8 / 25).
     const auto& prev = t.log.rows[i - 1];
-    EXPECT_EQ(t.log.rows[i].t - prev.t, cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(prev.bytes), 25.0)) << i;
+    EXPECT_EQ(t.log.rows[i].t - prev.t, cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(prev.bytes), 25'000'000)) << i;
   }
   for (const Sent& s : t.log.rows) EXPECT_EQ(s.ecn, 2u);  // ECT(0)
   EXPECT_EQ(t.a.ad->send_rate_gbps(t.a.qpn), 25.0);
@@ -105,7 +105,7 @@ TEST(DcqcnInModel, CnpsCutTheRateAndWidenTheGaps) {
   EXPECT_DOUBLE_EQ(t.log.rates.front().target_gbps, 25.0);
   // Later CNPs keep it down (between two of them the timer may raise it a little: with every
   // packet marked, packets and so CNPs get rarer as the rate falls), never below the minimum.
-  const double min_rate = model::Profile{}.dcqcn_params.min_rate_gbps;
+  const double min_rate = static_cast<double>(model::Profile{}.dcqcn_params.min_rate_kbps) / 1e6;
   for (const auto& e : t.log.rates) {
     EXPECT_LT(e.rate_gbps, 25.0);
     EXPECT_GE(e.rate_gbps, min_rate);
@@ -116,7 +116,7 @@ TEST(DcqcnInModel, CnpsCutTheRateAndWidenTheGaps) {
   for (std::size_t i = 1; i < t.log.rows.size(); ++i) {
     if (t.log.rows[i - 1].t < cut) continue;
     EXPECT_GE(t.log.rows[i].t - t.log.rows[i - 1].t,
-              cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(t.log.rows[i - 1].bytes), 12.5)) << i;
+              cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(t.log.rows[i - 1].bytes), 12'500'000)) << i;
   }
 }
 

@@ -61,7 +61,7 @@ struct Log : trace::Observer {
   std::vector<std::pair<std::string, std::uint32_t>> async[2];  // per adapter: (kind, object)
   std::size_t retries_a = 0;
   void on_async_event(const trace::AsyncEvent& e) override {
-    async[e.adapter & 1].emplace_back(std::string(e.kind), e.object);
+    async[e.adapter & 1].emplace_back(std::string(errors::to_string(e.kind)), e.object);
   }
   void on_retry(const trace::RetryEvent& e) override {
     if (e.adapter == 0) ++retries_a;

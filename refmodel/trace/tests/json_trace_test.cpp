@@ -49,7 +49,7 @@ TEST(JsonTrace, EveryEventIsOneParsableLineWithIntegers) {
        {trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, "rkey"}),
         trace::to_json(trace::RetryEvent{1, 0, 2, trace::RetryKind::RNR_NAK, 9, 7}),
         trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "out_of_bounds"}),
-        trace::to_json(trace::AsyncEvent{1, 0, "CQ_ERR", 3}),
+        trace::to_json(trace::AsyncEvent{1, 0, errors::AsyncEventType::CQ_ERR, 3}),
         trace::to_json(trace::DropEvent{1, 0, "icrc", frame})}) {
     EXPECT_EQ(line.find('\n'), std::string::npos);
     EXPECT_TRUE(json::accept(line)) << line;
@@ -75,4 +75,38 @@ TEST(JsonTrace, ObserverListFansOutInOrder) {
   list.on_nak({});
   list.on_cqe({});  // default: ignored
   EXPECT_EQ(log, "ab");
+}
+
+TEST(JsonTrace, StringsAreEscaped) {
+  // Free text reaches the trace from names and causes; whatever its bytes, every line stays one
+  // valid JSON object and the string reads back unchanged (RFC 8259 §7 escapes).
+  const std::string hostile = std::string("q\"uote \\back\nline\ttab\x01\x1f end") + '\0' + "nul";
+  const auto frame = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 10, 3}));
+  const std::string_view h = hostile;
+  struct Case {
+    std::string line;
+    const char* key;
+  };
+  const Case cases[] = {
+      {trace::to_json(trace::QpTransitionEvent{5, 1, 0x11, qp::QpState::RTS, qp::QpState::ERR, h}), "cause"},
+      {trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, h}), "reason"},
+      {trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0, 8, h}), "outcome"},
+      {trace::to_json(trace::DropEvent{1, 0, h, frame}), "reason"},
+      {trace::to_json(trace::FaultEvent{1, 0, h, "rule 0: drop nth=1", frame}), "action"},
+      {trace::to_json(trace::FaultEvent{1, 0, "drop", h, frame}), "rule"},
+      {trace::to_json(trace::RateEvent{3, 0, 0x11, 12.5, 25.0, 1.0, h}), "cause"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(c.line.find('\n'), std::string::npos) << c.line;
+    ASSERT_TRUE(json::accept(c.line)) << c.line;
+    EXPECT_EQ(json::parse(c.line)[c.key].get<std::string>(), hostile) << c.line;
+  }
+}
+
+TEST(JsonTrace, OrdinaryLinesAreUnchanged) {
+  // The escaping leaves ordinary text alone: the bytes of a line are fixed (docs/scenario.md).
+  EXPECT_EQ(trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, "rkey_mismatch"}),
+            R"({"t":1,"ev":"nak","adapter":0,"qpn":2,"psn":3,"syndrome":98,"reason":"rkey_mismatch"})");
+  EXPECT_EQ(trace::to_json(trace::RateEvent{3, 0, 0x11, 12.5, 25.0, 1.0, "cnp"}),
+            R"({"t":3,"ev":"rate","adapter":0,"qpn":17,"rate_gbps":12.500000,"target_gbps":25.000000,"alpha":1.000000,"cause":"cnp"})");
 }

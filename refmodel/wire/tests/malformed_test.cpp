@@ -265,3 +265,40 @@ TEST(Malformed, AllByteValuesInTheBthNeverCrash) {
     }
   }
 }
+
+TEST(Malformed, HasReportsOnlyHeadersWhoseBytesArePresent) {
+  // A UDP length that stops at every byte of the transport: an extended header counts as
+  // present only when all of its bytes are inside the UDP payload (IBA Vol. 1 §9.3 sizes), and
+  // a present header carries the same value as in the whole frame. Covers RETH, AETH,
+  // AtomicETH, AtomicAckETH, DETH, ImmDt, IETH (and every other header the table knows).
+  for (std::uint8_t opcode : known_opcodes()) {
+    const OpcodeInfo& op = opcode_info(opcode);
+    const Bytes whole = encode(sample_frame(opcode, {4, false, 8, 6}));
+    const ParsedFrame full = decode(whole);
+    ASSERT_FALSE(full.has_error) << op.name;
+    const std::size_t udp_payload = whole.size() - kBth;
+    for (std::size_t n = 0; n <= udp_payload; ++n) {
+      Bytes f = whole;
+      store_be16(f, kUdp + 4, static_cast<std::uint32_t>(kUdpLen + n));
+      const ParsedFrame p = decode(f);
+      for (std::size_t h = 0; h < kHeaderCount; ++h) {
+        const auto header = static_cast<Header>(h);
+        const bool present = n >= kBthLen && op.has(header) && op.offset[h] + kHeaderSize[h] <= n;
+        EXPECT_EQ(p.has(header), present)
+            << op.name << " " << header_name(header) << " with " << n << " transport bytes";
+      }
+      const auto same = [&](Header h, const auto& got, const auto& want) {
+        if (p.has(h)) {
+          EXPECT_TRUE(got == want) << op.name << " " << header_name(h) << " n=" << n;
+        }
+      };
+      same(Header::Reth, p.reth, full.reth);
+      same(Header::Aeth, p.aeth, full.aeth);
+      same(Header::AtomicEth, p.atomiceth, full.atomiceth);
+      same(Header::AtomicAckEth, p.atomicacketh, full.atomicacketh);
+      same(Header::Deth, p.deth, full.deth);
+      same(Header::ImmDt, p.immdt, full.immdt);
+      same(Header::Ieth, p.ieth, full.ieth);
+    }
+  }
+}

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 #include "rocecert/trace/observer.h"
 
@@ -18,6 +19,7 @@ class JsonTraceWriter final : public Observer {
   JsonTraceWriter(const JsonTraceWriter&) = delete;
   JsonTraceWriter& operator=(const JsonTraceWriter&) = delete;
 
+  bool needs_decoded_frames() const override { return true; }
   void on_frame(const FrameEvent& e) override;
   void on_qp_transition(const QpTransitionEvent& e) override;
   void on_cqe(const CqeEvent& e) override;
@@ -33,6 +35,11 @@ class JsonTraceWriter final : public Observer {
   void emit(const std::string& line);
   std::FILE* out_;
 };
+
+// `s` as a JSON string, quotes included (RFC 8259 §7): quote, backslash and control characters
+// are escaped and bytes that are not UTF-8 become U+FFFD, so any text gives valid JSON; text
+// without such characters comes back unchanged between the quotes.
+std::string json_string(std::string_view s);
 
 // The one-line JSON form of each event (what the writer emits, without the newline).
 std::string to_json(const FrameEvent& e);

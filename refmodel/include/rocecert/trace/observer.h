@@ -9,9 +9,14 @@
 #include <vector>
 
 #include "rocecert/cq/wc.h"
+#include "rocecert/errors/async_event.h"
 #include "rocecert/qp/types.h"
 #include "rocecert/sim/event_queue.h"
 #include "rocecert/wire/bytes.h"
+
+namespace rocecert::wire {
+struct ParsedFrame;
+}
 
 namespace rocecert::trace {
 
@@ -19,11 +24,18 @@ using sim::SimTime;
 
 enum class Direction : std::uint8_t { TX, RX };
 
+// A frame sent or received. `parsed` is the frame decoded once by the adapter that reports it,
+// so that observers never decode the bytes again; valid during the call only. On RX it is the
+// decode the adapter's admission checks use (ICRC verified), always given. On TX the adapter
+// decodes what it encoded (it computed the ICRC itself, so that is not verified again) only when
+// an observer says it needs_decoded_frames(); otherwise, and in events built by hand, it is null
+// and an observer that wants fields decodes `bytes` itself.
 struct FrameEvent {
   SimTime t = 0;
   std::uint32_t adapter = 0;
   Direction dir = Direction::TX;
   wire::ByteSpan bytes;  // the whole Ethernet frame; valid during the call only
+  const wire::ParsedFrame* parsed = nullptr;
 };
 
 struct QpTransitionEvent {
@@ -75,7 +87,7 @@ struct AccessDeniedEvent {
 struct AsyncEvent {
   SimTime t = 0;
   std::uint32_t adapter = 0;
-  std::string_view kind;  // ibv_event_type name, e.g. "QP_FATAL", "CQ_ERR", "SQ_DRAINED"
+  errors::AsyncEventType kind = errors::AsyncEventType::NONE;  // errors::to_string names it
   std::uint32_t object = 0;  // QPN, CQ or SRQ id
 };
 
@@ -84,6 +96,7 @@ struct DropEvent {  // a packet discarded without any response (ICRC, admission,
   std::uint32_t adapter = 0;
   std::string_view reason;
   wire::ByteSpan bytes;
+  const wire::ParsedFrame* parsed = nullptr;  // as in FrameEvent
 };
 
 // The link did something to a frame (fault injection, docs/faults.md): drop, duplicate, delay,
@@ -111,6 +124,10 @@ struct RateEvent {
 class Observer {
  public:
   virtual ~Observer() = default;
+  // True when on_frame() reads FrameEvent::parsed (the trace writer, the scenario runner); an
+  // observer that looks only at the bytes (the pcap sink) or at nothing keeps the default, and
+  // then transmitted frames are not decoded for it.
+  virtual bool needs_decoded_frames() const { return false; }
   virtual void on_frame(const FrameEvent&) {}
   virtual void on_qp_transition(const QpTransitionEvent&) {}
   virtual void on_cqe(const CqeEvent&) {}
@@ -126,7 +143,11 @@ class Observer {
 // Fans every event out to its observers, in the order they were added.
 class ObserverList final : public Observer {
  public:
-  void add(Observer* o) { observers_.push_back(o); }
+  void add(Observer* o) {
+    observers_.push_back(o);
+    decoded_ = decoded_ || o->needs_decoded_frames();
+  }
+  bool needs_decoded_frames() const override { return decoded_; }
   void on_frame(const FrameEvent& e) override;
   void on_qp_transition(const QpTransitionEvent& e) override;
   void on_cqe(const CqeEvent& e) override;
@@ -140,6 +161,7 @@ class ObserverList final : public Observer {
 
  private:
   std::vector<Observer*> observers_;
+  bool decoded_ = false;  // some observer needs_decoded_frames()
 };
 
 std::string_view to_string(RetryKind k);

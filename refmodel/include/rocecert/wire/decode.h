@@ -87,6 +87,9 @@ struct ParsedFrame {
   AtomicAckEth atomicacketh{};
   ImmDt immdt{};
   Ieth ieth{};
+  // The extended headers decoded (HeaderBit mask): those of the opcode whose bytes all lie
+  // inside the UDP payload. A frame cut short inside its headers has only the leading ones.
+  std::uint16_t headers = 0;
   std::uint32_t payload_off = 0;
   std::uint32_t payload_len = 0;  // without pad and ICRC
   bool has_icrc = false;
@@ -96,7 +99,8 @@ struct ParsedFrame {
   bool icrc_checked = false;
   bool icrc_ok = false;
 
-  bool has(Header h) const { return has_bth && op->has(h); }
+  // True when header `h` was decoded: the opcode carries it and its bytes are present.
+  bool has(Header h) const { return (headers & header_bit(h)) != 0; }
   ByteSpan payload() const { return bytes.subspan(payload_off, payload_len); }
 };
 
