@@ -15,7 +15,7 @@ TEST(QpDocs, CommittedDocMatchesTable) {
   testing::expect_committed_doc("docs/qp-state-machine.md", render_qp_state_machine_doc());
 }
 
-TEST(QpDocs, RenderingShowsDigestRows) {
+TEST(QpDocs, RenderingShowsSpecNotesRows) {
   const std::string doc = render_qp_state_machine_doc();
   // Rows of docs/spec-notes.md §6.2, in the rendering's bit order.
   EXPECT_NE(doc.find("| RESET → INIT | ACCESS_FLAGS, PKEY_INDEX, PORT | – | ACCESS_FLAGS, "

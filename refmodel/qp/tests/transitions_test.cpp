@@ -57,12 +57,12 @@ std::uint32_t parse_set(const std::string& text) {
 
 // docs/spec-notes.md §6.2, one line per row: from, to, RC req, RC opt, UC req, UC opt, UD req, UD
 // opt.
-struct DigestRow {
+struct SpecNotesRow {
   const char* from;
   const char* to;
   const char* sets[6];
 };
-const DigestRow kDigestRows[] = {
+const SpecNotesRow kSpecNotesRows[] = {
     {"RESET", "RESET", {"", "", "", "", "", ""}},
     {"RESET",
      "INIT",
@@ -130,7 +130,7 @@ struct Expected {
 
 Expected expected_cell(QpType type, QpState from, QpState to) {
   const std::size_t col = type == QpType::RC ? 0 : type == QpType::UC ? 2 : 4;
-  for (const DigestRow& row : kDigestRows) {
+  for (const SpecNotesRow& row : kSpecNotesRows) {
     if (state_named(row.from) == from && state_named(row.to) == to) {
       return Expected{true, parse_set(row.sets[col]), parse_set(row.sets[col + 1])};
     }
@@ -158,7 +158,7 @@ ModifyCheck check(QpType t, QpState from, std::uint32_t mask, QpState to,
 }
 
 // Every one of the 147 cells, legal and illegal.
-TEST(QpTransitions, EveryCellMatchesDigest) {
+TEST(QpTransitions, EveryCellMatchesSpecNotes) {
   int cells = 0;
   int valid_cells = 0;
   for (QpType type : {QpType::RC, QpType::UC, QpType::UD}) {

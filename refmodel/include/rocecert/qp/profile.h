@@ -1,6 +1,6 @@
 // What one simulated device allows (DeviceLimits) and which of the documented source
 // disagreements it follows (QpProfile). The defaults follow current Linux core verbs and the spec
-// where the digest names one; each switch names the digest section that explains it.
+// where the notes name one; each switch names the docs/spec-notes.md section that explains it.
 #pragma once
 
 #include <cstdint>
