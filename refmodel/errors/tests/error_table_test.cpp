@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "rocecert/docgen/errors_doc.h"
 #include "rocecert/errors/error_table.h"
 
 namespace rocecert::errors {

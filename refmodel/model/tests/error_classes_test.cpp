@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "model_pair.h"
+#include "rocecert/docgen/errors_doc.h"
 #include "rocecert/errors/error_table.h"
 #include "rocecert/model/faults.h"
 #include "rocecert/wire/encode.h"

@@ -6,6 +6,7 @@
 
 #include "generated_doc.h"
 
+#include "rocecert/docgen/qp_state_machine_doc.h"
 #include "rocecert/qp/transitions.h"
 
 namespace rocecert::qp {

@@ -435,12 +435,4 @@ std::string_view to_string(RequesterEffect r);
 std::string_view to_string(StateChange s);
 std::string_view to_string(Flush f);
 
-// One line, e.g. "NAK 0x62; requester REM_ACCESS_ERR, ERR; receive REM_ACCESS_ERR; responder
-// ERR; events QP_ACCESS_ERR". "n/a" when the class does not apply.
-std::string describe(const Outcome& o);
-
-// docs/errors.md, rendered from kErrorTable (refmodel/errors/tests/docs_test.cpp keeps the
-// committed file equal to it).
-std::string render_errors_doc();
-
 }  // namespace rocecert::errors

@@ -3,7 +3,7 @@
 //
 // kTransitionRows is the data, typed row by row exactly as docs/spec-notes.md §6.2 table;
 // kTransitionTable is the same data indexed [type][from][to]. proofs/ and docs/ read them through
-// transition_rule() / transition_entries() / render_qp_state_machine_doc().
+// transition_rule() / transition_entries() (refmodel/docgen renders the doc).
 #pragma once
 
 #include <array>
@@ -313,8 +313,5 @@ constexpr ModifyCheck check_modify(QpType type, QpState current, AttrMask mask, 
   }
   return {OK, AttrMask{}, next};
 }
-
-// docs/qp-state-machine.md, rendered from the table (a test keeps the committed file equal).
-std::string render_qp_state_machine_doc();
 
 }  // namespace rocecert::qp
