@@ -3,8 +3,8 @@
 // report frames/s and GB/s. With --tshark, time `tshark -r FILE -T fields -e
 // infiniband.bth.psn` on the same file and report the ratio.
 //   capture_bench --frames 1000000 --file /tmp/rocecert-bench.pcap [--tshark] [--keep]
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
     for (std::uint64_t i = 0; i < frames; ++i) w.write(ts += 800, pool[i % pool.size()]);
     w.close();
     fmt::print("generated {} frames ({:.1f} MB) in {:.2f} s: {}\n", frames,
-               static_cast<double>(std::filesystem::file_size(file)) / 1e6, seconds_since(t0), file);
+               static_cast<double>(std::filesystem::file_size(file)) / 1e6, seconds_since(t0),
+               file);
   }
 
   Pass best, floor;
@@ -104,11 +105,11 @@ int main(int argc, char** argv) {
     return 1;
   }
   const double fps = static_cast<double>(best.frames) / best.seconds;
-  fmt::print("rocecert read+decode+ICRC: {} frames, {:.3f} s, {:.2f} M frames/s, {:.2f} GB/s, "
-             "avg frame {:.0f} B (best of {})\n",
-             best.frames, best.seconds, fps / 1e6,
-             static_cast<double>(best.bytes) / best.seconds / 1e9,
-             static_cast<double>(best.bytes) / static_cast<double>(best.frames), passes);
+  fmt::print(
+      "rocecert read+decode+ICRC: {} frames, {:.3f} s, {:.2f} M frames/s, {:.2f} GB/s, "
+      "avg frame {:.0f} B (best of {})\n",
+      best.frames, best.seconds, fps / 1e6, static_cast<double>(best.bytes) / best.seconds / 1e9,
+      static_cast<double>(best.bytes) / static_cast<double>(best.frames), passes);
 
   if (tshark) {
     const auto t0 = Clock::now();
@@ -116,8 +117,8 @@ int main(int argc, char** argv) {
         "tshark -n -r '" + file + "' -T fields -e infiniband.bth.psn > /dev/null 2>&1";
     const int rc = std::system(cmd.c_str());
     const double s = seconds_since(t0);
-    fmt::print("tshark -T fields -e infiniband.bth.psn: {:.1f} s, {:.1f} k frames/s (exit {})\n",
-               s, static_cast<double>(best.frames) / s / 1e3, rc);
+    fmt::print("tshark -T fields -e infiniband.bth.psn: {:.1f} s, {:.1f} k frames/s (exit {})\n", s,
+               static_cast<double>(best.frames) / s / 1e3, rc);
     fmt::print("ratio rocecert / tshark: {:.0f}x\n", s / best.seconds);
   }
   if (!keep) std::filesystem::remove(file);

@@ -31,7 +31,8 @@ struct Bench {
       model::AdapterConfig c;
       c.name = i == 0 ? "A" : "B";
       c.mac = {2, 0, 0, 0, 0, static_cast<std::uint8_t>(i + 1)};
-      c.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 10, 0, 0, static_cast<std::uint8_t>(i + 1)};
+      c.gid = {0, 0, 0,    0,    0,  0, 0, 0,
+               0, 0, 0xFF, 0xFF, 10, 0, 0, static_cast<std::uint8_t>(i + 1)};
       ad[i] = &sim.add_adapter(c);
       const mem::Pd pd = ad[i]->alloc_pd().value;
       mr[i] = ad[i]->reg_mr({pd, kBase, 1 << 20, mem::access_from_u32(0xF), std::nullopt}).value;
@@ -64,12 +65,14 @@ struct Bench {
 void BM_SimWriteHeavy(benchmark::State& state) {
   Bench b;
   for (auto _ : state) {
-    for (int i = 0; i < 64; ++i) b.ad[0]->post_send(b.qpn[0], b.wr(tx::WrOpcode::RDMA_WRITE, 16384));
+    for (int i = 0; i < 64; ++i)
+      b.ad[0]->post_send(b.qpn[0], b.wr(tx::WrOpcode::RDMA_WRITE, 16384));
     b.sim.run_until();
     b.ad[0]->poll_cq(b.cq[0], 1 << 20);
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(b.counter.frames));
-  state.counters["frames_per_iter"] = static_cast<double>(b.counter.frames) / static_cast<double>(state.iterations());
+  state.counters["frames_per_iter"] =
+      static_cast<double>(b.counter.frames) / static_cast<double>(state.iterations());
 }
 
 void BM_SimSendReadMix(benchmark::State& state) {

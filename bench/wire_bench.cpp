@@ -27,7 +27,9 @@ void decode_one(benchmark::State& state, wire::Opcode op, std::uint32_t len, uns
   state.SetBytesProcessed(static_cast<std::int64_t>(f.size()) * state.iterations());
 }
 
-void BM_DecodeAck(benchmark::State& s) { decode_one(s, wire::Opcode::RC_ACKNOWLEDGE, 0, 4, true); }
+void BM_DecodeAck(benchmark::State& s) {
+  decode_one(s, wire::Opcode::RC_ACKNOWLEDGE, 0, 4, true);
+}
 void BM_DecodeWriteMiddle1024(benchmark::State& s) {
   decode_one(s, wire::Opcode::RC_RDMA_WRITE_MIDDLE, 1024, 4, true);
 }

@@ -28,7 +28,9 @@ constexpr std::uint32_t kByteOrderMagic = 0x1A2B3C4D;
 constexpr std::uint16_t kOptEndOfOpt = 0;
 constexpr std::uint16_t kOptIfTsresol = 9;
 
-std::string errno_text() { return std::error_code(errno, std::generic_category()).message(); }
+std::string errno_text() {
+  return std::error_code(errno, std::generic_category()).message();
+}
 
 // Little-endian block assembly: the file is little-endian whatever the host (the byte-order
 // magic lets readers cope either way, but fixed output keeps the bytes reproducible).

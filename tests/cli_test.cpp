@@ -1,8 +1,8 @@
 // `rocecert decode` end to end: the binary is run as a user would run it, its output parsed.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -42,7 +42,8 @@ std::string slurp(const std::string& path) {
 
 CliRun run_cli(const std::string& args) {
   const std::string out = temp_path("stdout"), err = temp_path("stderr");
-  const std::string cmd = std::string(ROCECERT_CLI) + " " + args + " > '" + out + "' 2> '" + err + "'";
+  const std::string cmd =
+      std::string(ROCECERT_CLI) + " " + args + " > '" + out + "' 2> '" + err + "'";
   const int status = std::system(cmd.c_str());
   CliRun r;
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -84,7 +85,8 @@ TEST(CliDecode, TextSummaryOfARealCapture) {
 
 TEST(CliDecode, JsonSchemaOnEveryRealCapture) {
   int icrc_failures = 0, frames = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real")) {
     if (e.path().extension() != ".pcap") continue;
     const CliRun r = run_cli("decode --json " + e.path().string());
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -98,19 +100,20 @@ TEST(CliDecode, JsonSchemaOnEveryRealCapture) {
       EXPECT_TRUE(j.at("roce").get<bool>());
       EXPECT_FALSE(j.contains("error")) << l;
       const json& ip = j.at("ip");
-      for (const char* k : {"version", "dscp", "ecn", "ttl"}) EXPECT_TRUE(ip.at(k).is_number_integer());
+      for (const char* k : {"version", "dscp", "ecn", "ttl"})
+        EXPECT_TRUE(ip.at(k).is_number_integer());
       EXPECT_TRUE(ip.at("src").is_string());
       EXPECT_TRUE(ip.at("dst").is_string());
       EXPECT_EQ(j.at("udp").at("dport").get<int>(), 4791);
       const json& bth = j.at("bth");
-      for (const char* k : {"opcode", "se", "m", "padcnt", "tver", "pkey", "fecn", "becn", "dqpn",
-                            "ackreq", "psn"})
+      for (const char* k :
+           {"opcode", "se", "m", "padcnt", "tver", "pkey", "fecn", "becn", "dqpn", "ackreq", "psn"})
         EXPECT_TRUE(bth.at(k).is_number_integer()) << k;
       EXPECT_TRUE(bth.at("opcode_name").is_string());
       if (!j.at("icrc_ok").get<bool>()) ++icrc_failures;
     }
   }
-  EXPECT_EQ(frames, 7146);  // sum of the packet counts in vectors/real/README.md
+  EXPECT_EQ(frames, 7146);      // sum of the packet counts in vectors/real/README.md
   EXPECT_EQ(icrc_failures, 1);  // rc_send_bw_64_mtu1024_corrupt2: the frame netem corrupted
 }
 
@@ -121,7 +124,8 @@ TEST(CliDecode, JsonMatchesTheDecoderForEveryOpcode) {
     pcap::Writer w(file);
     std::int64_t ts = 1'000'000'000;
     for (std::uint8_t op : wire::known_opcodes()) {
-      frames.push_back(wire::encode(wire::sample_frame(op, {op % 2 ? 6u : 4u, op % 3 == 0, 33, op})));
+      frames.push_back(
+          wire::encode(wire::sample_frame(op, {op % 2 ? 6u : 4u, op % 3 == 0, 33, op})));
       w.write(ts += 1000, frames.back());
     }
   }

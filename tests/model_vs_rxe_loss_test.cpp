@@ -58,7 +58,8 @@ Result replay_once(const PerftestRun& run, const std::vector<CapturedPacket>& ca
     for (const cq::Wc& wc : t.poll(t.a)) res.requester_wcs.push_back(wc);
     res.receives += t.poll(t.b).size();
     while (run.op == tx::WrOpcode::SEND && recvs < run.iterations &&
-           t.b.ad->post_recv(t.b.qpn, {static_cast<std::uint64_t>(recvs), {{kBase, 16384, t.b.mr.lkey.value()}}}) ==
+           t.b.ad->post_recv(t.b.qpn, {static_cast<std::uint64_t>(recvs),
+                                       {{kBase, 16384, t.b.mr.lkey.value()}}}) ==
                model::PostError::OK)
       ++recvs;
     while (posted < run.iterations) {
@@ -112,7 +113,8 @@ TEST(ModelVsRxeLockstep, RcWriteUnderLossBothWays) {
   Lockstep::Options opt;
   opt.requests_may_be_lost = true;
   opt.responses_may_be_lost = true;
-  const Result r = replay({"rc_write_bw_10000_mtu1024_loss5.pcap", tx::WrOpcode::RDMA_WRITE, 10000, 50, opt});
+  const Result r =
+      replay({"rc_write_bw_10000_mtu1024_loss5.pcap", tx::WrOpcode::RDMA_WRITE, 10000, 50, opt});
   EXPECT_TRUE(r.report.mismatches.empty()) << format(r.report);
   EXPECT_EQ(r.report.requests + r.report.responses, 1709u);  // every frame of the capture
   // What the replay had to take as lost must look like 5% loss: 77 of 1703 requests and 7 of
@@ -130,7 +132,8 @@ TEST(ModelVsRxeLockstep, RcSendUnderReorderingAndDuplication) {
   Lockstep::Options opt;
   opt.requests_may_be_duplicated = true;
   opt.reorder_window = 16;
-  const Result r = replay({"rc_send_bw_4096_mtu1024_reorder_dup.pcap", tx::WrOpcode::SEND, 4096, 40, opt});
+  const Result r =
+      replay({"rc_send_bw_4096_mtu1024_reorder_dup.pcap", tx::WrOpcode::SEND, 4096, 40, opt});
   EXPECT_TRUE(r.report.mismatches.empty()) << format(r.report);
   EXPECT_EQ(r.report.requests + r.report.responses, 246u);
   EXPECT_EQ(r.report.lost_requests, 0u);
@@ -160,13 +163,15 @@ TEST(ModelVsRxeLockstep, RcReadUnderResponseLoss) {
   // after rxe generated it (frame 11, READ 2, was generated before the gap in READ 1's
   // responses, frame 10, was seen: rxe then resends it after the retry of READ 1, frame 23).
   // Such requests are replayed ahead of those responses, up to 2 ms.
-  const Result r = replay({"rc_read_bw_10000_mtu1024_resploss10.pcap", tx::WrOpcode::RDMA_READ, 10000, 30, opt},
-                          2'000'000);
+  const Result r =
+      replay({"rc_read_bw_10000_mtu1024_resploss10.pcap", tx::WrOpcode::RDMA_READ, 10000, 30, opt},
+             2'000'000);
   EXPECT_TRUE(r.report.mismatches.empty()) << format(r.report);
   EXPECT_EQ(r.report.requests + r.report.responses, 2832u);
   EXPECT_EQ(r.report.lost_requests, 0u);
   EXPECT_LT(r.report.lost_responses, r.report.responses / 5);  // 292 of 2826 when written: 10%
   EXPECT_LE(r.moved.size(), 8u);                               // 4 when written
   expect_all_succeeded(r, 30);
-  std::printf("%s; %zu requests replayed ahead of responses\n", format(r.report).c_str(), r.moved.size());
+  std::printf("%s; %zu requests replayed ahead of responses\n", format(r.report).c_str(),
+              r.moved.size());
 }

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "model_pair.h"
-#include "wire_row.h"
 #include "rocecert/model/faults.h"
 #include "rocecert/pcap/reader.h"
+#include "wire_row.h"
 
 using namespace rocecert;
 using namespace rocecert::testing;
@@ -29,7 +29,9 @@ namespace {
 
 using Row = WireRow;
 
-Row row_of(const wire::ParsedFrame& p) { return wire_row(p); }
+Row row_of(const wire::ParsedFrame& p) {
+  return wire_row(p);
+}
 
 struct Captured {
   std::vector<Row> dir[2];  // [0] A→B (from 10.0.0.1 / fd00::1), [1] B→A
@@ -78,7 +80,8 @@ int compare(const std::string& what, const std::vector<Row>& model, const std::v
   for (std::size_t i = 0; i < std::min(model.size(), real.size()) && diffs < 20; ++i) {
     const Row& m = model[i];
     const Row& r = real[i];
-    differ(i, "opcode", std::string(wire::opcode_info(m.opcode).name), std::string(wire::opcode_info(r.opcode).name));
+    differ(i, "opcode", std::string(wire::opcode_info(m.opcode).name),
+           std::string(wire::opcode_info(r.opcode).name));
     differ(i, "psn", std::to_string(m.psn), std::to_string(r.psn));
     differ(i, "ackreq", std::to_string(m.ackreq), std::to_string(r.ackreq));
     differ(i, "se", std::to_string(m.se), std::to_string(r.se));
@@ -180,21 +183,36 @@ TEST(ModelVsRxe, RcOpsMtu4096) {
   Pair t(qp::QpType::RC, 4096, kAll, 0x100, 0x400100);
   for (int i = 0; i < 8; ++i)
     ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {static_cast<std::uint64_t>(100 + i),
-                                          {{kBase + 0x20000u + 0x4000u * static_cast<unsigned>(i), 0x4000, t.b.mr.lkey.value()}}}),
+                                          {{kBase + 0x20000u + 0x4000u * static_cast<unsigned>(i),
+                                            0x4000, t.b.mr.lkey.value()}}}),
               model::PostError::OK);
   using Op = tx::WrOpcode;
   const std::uint64_t rb = kBase;
-  struct W { Op op; std::uint32_t len; std::uint64_t raddr; };
-  const W wrs[] = {{Op::SEND, 1, 0},           {Op::SEND, 64, 0},          {Op::SEND, 4096, 0},
-                   {Op::SEND_WITH_IMM, 64, 0}, {Op::SEND_WITH_IMM, 10000, 0},
-                   {Op::RDMA_WRITE, 64, rb + 0x100},        {Op::RDMA_WRITE, 10000, rb + 0x1000},
-                   {Op::RDMA_WRITE_WITH_IMM, 0, rb},        {Op::RDMA_WRITE_WITH_IMM, 5000, rb + 0x8000},
-                   {Op::RDMA_READ, 64, rb + 0x100},         {Op::RDMA_READ, 10000, rb + 0x1000},
-                   {Op::ATOMIC_CMP_AND_SWP, 8, rb + 0x40},  {Op::ATOMIC_FETCH_AND_ADD, 8, rb + 0x48}};
+  struct W {
+    Op op;
+    std::uint32_t len;
+    std::uint64_t raddr;
+  };
+  const W wrs[] = {{Op::SEND, 1, 0},
+                   {Op::SEND, 64, 0},
+                   {Op::SEND, 4096, 0},
+                   {Op::SEND_WITH_IMM, 64, 0},
+                   {Op::SEND_WITH_IMM, 10000, 0},
+                   {Op::RDMA_WRITE, 64, rb + 0x100},
+                   {Op::RDMA_WRITE, 10000, rb + 0x1000},
+                   {Op::RDMA_WRITE_WITH_IMM, 0, rb},
+                   {Op::RDMA_WRITE_WITH_IMM, 5000, rb + 0x8000},
+                   {Op::RDMA_READ, 64, rb + 0x100},
+                   {Op::RDMA_READ, 10000, rb + 0x1000},
+                   {Op::ATOMIC_CMP_AND_SWP, 8, rb + 0x40},
+                   {Op::ATOMIC_FETCH_AND_ADD, 8, rb + 0x48}};
   std::uint64_t id = 1;
   for (const W& w : wrs) {
-    const std::uint64_t laddr = w.op == Op::RDMA_READ ? kBase + 0x4000 : w.len == 8 ? kBase + 0x8000 + id * 8 : kBase;
-    ASSERT_EQ(t.a.ad->post_send(t.a.qpn, wr_of(t, id++, w.op, laddr, w.len, w.raddr)), model::PostError::OK);
+    const std::uint64_t laddr = w.op == Op::RDMA_READ ? kBase + 0x4000
+                                : w.len == 8          ? kBase + 0x8000 + id * 8
+                                                      : kBase;
+    ASSERT_EQ(t.a.ad->post_send(t.a.qpn, wr_of(t, id++, w.op, laddr, w.len, w.raddr)),
+              model::PostError::OK);
   }
   t.sim.run_until();
   ASSERT_EQ(t.poll(t.a).size(), 13u);
@@ -223,7 +241,8 @@ void perftest_bw(const std::string& capture, qp::QpType type, tx::WrOpcode op, s
   const std::uint32_t psn_b = real.dir[1].empty() ? 0 : real.dir[1].front().psn;
   Pair t(type, mtu, kAll, psn_a, psn_b);
   for (int i = 0; i < n && op == tx::WrOpcode::SEND; ++i)
-    ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {static_cast<std::uint64_t>(i), {{kBase, 16384, t.b.mr.lkey.value()}}}),
+    ASSERT_EQ(t.b.ad->post_recv(
+                  t.b.qpn, {static_cast<std::uint64_t>(i), {{kBase, 16384, t.b.mr.lkey.value()}}}),
               model::PostError::OK);
   for (int i = 0; i < n; ++i) {
     tx::SendWr w = t.wr(static_cast<std::uint64_t>(i), op, kBase, len);
@@ -237,20 +256,34 @@ void perftest_bw(const std::string& capture, qp::QpType type, tx::WrOpcode op, s
 }
 }  // namespace
 
-TEST(ModelVsRxe, RcWriteBw) { perftest_bw("rc_write_bw_4096_mtu1024.pcap", qp::QpType::RC, tx::WrOpcode::RDMA_WRITE, 4096, 20, 1024); }
-TEST(ModelVsRxe, RcReadBw) { perftest_bw("rc_read_bw_10000_mtu1024.pcap", qp::QpType::RC, tx::WrOpcode::RDMA_READ, 10000, 20, 1024); }
-TEST(ModelVsRxe, RcSendBw) { perftest_bw("rc_send_bw_10000_mtu1024.pcap", qp::QpType::RC, tx::WrOpcode::SEND, 10000, 20, 1024); }
-TEST(ModelVsRxe, RcAtomicFetchAddBw) { perftest_bw("rc_atomic_fadd_bw.pcap", qp::QpType::RC, tx::WrOpcode::ATOMIC_FETCH_AND_ADD, 8, 20, 1024); }
-TEST(ModelVsRxe, UcWriteBw) { perftest_bw("uc_write_bw_10000_mtu1024.pcap", qp::QpType::UC, tx::WrOpcode::RDMA_WRITE, 10000, 20, 1024); }
+TEST(ModelVsRxe, RcWriteBw) {
+  perftest_bw("rc_write_bw_4096_mtu1024.pcap", qp::QpType::RC, tx::WrOpcode::RDMA_WRITE, 4096, 20,
+              1024);
+}
+TEST(ModelVsRxe, RcReadBw) {
+  perftest_bw("rc_read_bw_10000_mtu1024.pcap", qp::QpType::RC, tx::WrOpcode::RDMA_READ, 10000, 20,
+              1024);
+}
+TEST(ModelVsRxe, RcSendBw) {
+  perftest_bw("rc_send_bw_10000_mtu1024.pcap", qp::QpType::RC, tx::WrOpcode::SEND, 10000, 20, 1024);
+}
+TEST(ModelVsRxe, RcAtomicFetchAddBw) {
+  perftest_bw("rc_atomic_fadd_bw.pcap", qp::QpType::RC, tx::WrOpcode::ATOMIC_FETCH_AND_ADD, 8, 20,
+              1024);
+}
+TEST(ModelVsRxe, UcWriteBw) {
+  perftest_bw("uc_write_bw_10000_mtu1024.pcap", qp::QpType::UC, tx::WrOpcode::RDMA_WRITE, 10000, 20,
+              1024);
+}
 
 TEST(ModelVsRxe, UdpSourcePortFollowsTheRxeFlowLabelRule) {
   // For every RC capture with traffic both ways, A's QPN is the DestQP of B's packets and vice
   // versa; rxe 6.1's source port must be rxe_udp_sport(own QPN, peer QPN) in both directions.
   int checked = 0;
-  for (const char* name : {"rc_ops_mtu4096.pcap", "rc_write_bw_4096_mtu1024.pcap",
-                           "rc_read_bw_10000_mtu1024.pcap", "rc_pingpong_64_mtu1024.pcap",
-                           "rc_pingpong_10000_mtu1024_v6.pcap", "multi_qp_errors.pcap",
-                           "rc_write_bw_4096_mtu1024_q8.pcap"}) {
+  for (const char* name :
+       {"rc_ops_mtu4096.pcap", "rc_write_bw_4096_mtu1024.pcap", "rc_read_bw_10000_mtu1024.pcap",
+        "rc_pingpong_64_mtu1024.pcap", "rc_pingpong_10000_mtu1024_v6.pcap", "multi_qp_errors.pcap",
+        "rc_write_bw_4096_mtu1024_q8.pcap"}) {
     const Captured c = load(name);
     for (int d = 0; d < 2; ++d) {
       for (std::size_t i = 0; i < c.dir[d].size(); ++i) {
@@ -272,7 +305,9 @@ TEST(ModelVsRxe, UdpSourcePortFollowsTheRxeFlowLabelRule) {
 
 namespace {
 
-std::uint32_t first_psn(const Captured& c) { return c.dir[0].front().psn; }
+std::uint32_t first_psn(const Captured& c) {
+  return c.dir[0].front().psn;
+}
 
 }  // namespace
 
@@ -313,10 +348,14 @@ TEST(ModelVsRxe, SendLongerThanTheReceiveBuffer) {
   // (docs/spec-notes.md §11.6); the IB convention would be NAK invalid request and LOC_LEN_ERR.
   const Captured real = load("err_send_too_long.pcap");
   Pair t(qp::QpType::RC, 1024, kAll, first_psn(real), 0);
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {101, {{kBase + 0x30000, 64, t.b.mr.lkey.value()}}}), model::PostError::OK);
-  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 2000)), model::PostError::OK);
-  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(2, tx::WrOpcode::SEND, kBase, 4096)), model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {101, {{kBase + 0x30000, 64, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 2000)),
+            model::PostError::OK);
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(2, tx::WrOpcode::SEND, kBase, 4096)),
+            model::PostError::OK);
   t.sim.run_until();
   // rxe's requester had sent only the FIRST packet of the 4096-byte SEND when the NAK of that
   // packet came back; the model puts the whole message on the wire at once: its MIDDLE,
@@ -361,8 +400,10 @@ TEST(ModelVsRxe, SendWithInvalidateOfMemoryWindows) {
   ASSERT_EQ(binds.size(), 2u);
   EXPECT_EQ(binds[0].status, cq::WcStatus::SUCCESS);
   EXPECT_EQ(binds[1].status, cq::WcStatus::SUCCESS);
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {101, {{kBase + 0x30000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {101, {{kBase + 0x30000, 4096, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
   tx::SendWr w1 = t.wr(1, tx::WrOpcode::RDMA_WRITE, kBase, 64);
   w1.remote_addr = kBase + 0x100;
   w1.rkey = key[0];
@@ -401,8 +442,10 @@ TEST(ModelVsRxe, UdPingpong) {
     const qp::AhId ah_b = t.a.ad->create_ah(to_b), ah_a = t.b.ad->create_ah(to_a);
     for (std::uint64_t i = 0; i < 10; ++i) {
       // ping from A, pong from B, each into a posted 1024 + 40 byte receive
-      ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {i, {{kBase + 0x1000, 1064, t.b.mr.lkey.value()}}}), model::PostError::OK);
-      ASSERT_EQ(t.a.ad->post_recv(t.a.qpn, {i, {{kBase + 0x1000, 1064, t.a.mr.lkey.value()}}}), model::PostError::OK);
+      ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {i, {{kBase + 0x1000, 1064, t.b.mr.lkey.value()}}}),
+                model::PostError::OK);
+      ASSERT_EQ(t.a.ad->post_recv(t.a.qpn, {i, {{kBase + 0x1000, 1064, t.a.mr.lkey.value()}}}),
+                model::PostError::OK);
       tx::SendWr ping = t.wr(i, tx::WrOpcode::SEND, kBase, 1024);
       ping.ah = ah_b;
       ping.remote_qpn = t.b.qpn.value();
@@ -431,17 +474,24 @@ TEST(ModelVsRxe, RnrNakThenOk) {
   // rest are dropped; A waits out the RNR delay and goes back. rxe's RNR wait is rounded to
   // jiffies (the profile knob below), which gives the capture's four failed rounds.
   const Captured real = load("rnr_nak_then_ok.pcap");
-  Pair t(qp::QpType::RC, 1024, kAll, first_psn(real), 0x300, [](model::AdapterConfig& c) {
-    c.profile.rnr_timer_jiffy_ns = 4'000'000;
-  });
+  Pair t(qp::QpType::RC, 1024, kAll, first_psn(real), 0x300,
+         [](model::AdapterConfig& c) { c.profile.rnr_timer_jiffy_ns = 4'000'000; });
   qp::QpAttr at;
   at.min_rnr_timer = 18;
-  ASSERT_TRUE(t.b.ad->modify_qp(t.b.qpn, at, qp::AttrMask::from_raw(static_cast<std::uint32_t>(qp::AttrBit::MIN_RNR_TIMER))).ok());
-  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 64)), model::PostError::OK);
-  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(2, tx::WrOpcode::SEND, kBase, 3000)), model::PostError::OK);
+  ASSERT_TRUE(t.b.ad
+                  ->modify_qp(t.b.qpn, at,
+                              qp::AttrMask::from_raw(
+                                  static_cast<std::uint32_t>(qp::AttrBit::MIN_RNR_TIMER)))
+                  .ok());
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 64)),
+            model::PostError::OK);
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(2, tx::WrOpcode::SEND, kBase, 3000)),
+            model::PostError::OK);
   t.sim.run_until(40'000'000);
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {101, {{kBase + 0x30000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {100, {{kBase + 0x20000, 4096, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {101, {{kBase + 0x30000, 4096, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
   t.sim.run_until(100'000'000);
   EXPECT_EQ(compare("rnr_then_ok A→B", model_rows(t.rec, 0), real.dir[0]), 0);
   EXPECT_EQ(compare("rnr_then_ok B→A", model_rows(t.rec, 1), real.dir[1]), 0);
@@ -501,7 +551,8 @@ std::string status_name(const std::string& text) {
 // the order each QP saw them.
 std::vector<Completion> rxe_completions() {
   std::vector<Completion> out;
-  std::ifstream in(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real/multi_qp_errors.completions.txt");
+  std::ifstream in(std::string(ROCECERT_SOURCE_DIR) +
+                   "/vectors/real/multi_qp_errors.completions.txt");
   std::string line;
   while (std::getline(in, line)) {
     const auto wc = line.find(" wc wr_id=");
@@ -564,12 +615,16 @@ TEST(ModelVsRxe, MultiQpErrorsStayIsolated) {
   };
   for (std::size_t i = 0; i < 4; ++i)
     for (std::uint64_t j = 0; j < 4; ++j)
-      ASSERT_EQ(t.b.ad->post_recv(qb[i], {(i + 1) * 1000 + 900 + j, {{kBase + 0x30000 + i * 0x4000 + j * 0x1000, 0x1000, t.b.mr.lkey.value()}}}),
-                model::PostError::OK);
+      ASSERT_EQ(
+          t.b.ad->post_recv(
+              qb[i], {(i + 1) * 1000 + 900 + j,
+                      {{kBase + 0x30000 + i * 0x4000 + j * 0x1000, 0x1000, t.b.mr.lkey.value()}}}),
+          model::PostError::OK);
   // Phase 1.
   for (std::uint64_t r = 0; r < 3; ++r)
     for (std::size_t i = 0; i < 4; ++i)
-      send(i, tx::WrOpcode::RDMA_WRITE, 0, 2048, rb + i * 0x8000 + r * 0x800, rk, (i + 1) * 1000 + r);
+      send(i, tx::WrOpcode::RDMA_WRITE, 0, 2048, rb + i * 0x8000 + r * 0x800, rk,
+           (i + 1) * 1000 + r);
   t.sim.run_until(t.sim.events().now() + 10'000'000);
   // Phase 2.
   std::uint64_t k = 100;
@@ -605,7 +660,8 @@ TEST(ModelVsRxe, MultiQpErrorsStayIsolated) {
   // Frames, flow by flow (A→B and B→A of each QP pair), against the capture's flows.
   for (std::size_t i = 0; i < 4; ++i) {
     for (int d = 0; d < 2; ++d) {
-      const std::uint32_t real_dqpn = 0x21 + static_cast<std::uint32_t>(i);  // both sides 0x21..0x24
+      const std::uint32_t real_dqpn =
+          0x21 + static_cast<std::uint32_t>(i);  // both sides 0x21..0x24
       std::vector<Row> want;
       for (std::size_t n = 0; n < real.dir[d].size(); ++n)
         if (real.dqpn[d][n] == real_dqpn) want.push_back(real.dir[d][n]);
@@ -615,7 +671,9 @@ TEST(ModelVsRxe, MultiQpErrorsStayIsolated) {
         const wire::ParsedFrame p = wire::decode(f);
         if (p.bth.dqpn == model_dqpn) got.push_back(row_of(p));
       }
-      EXPECT_EQ(compare("multi_qp_errors QP" + std::to_string(i + 1) + (d == 0 ? " A→B" : " B→A"), got, want), 0);
+      EXPECT_EQ(compare("multi_qp_errors QP" + std::to_string(i + 1) + (d == 0 ? " A→B" : " B→A"),
+                        got, want),
+                0);
     }
   }
   // Completions, per QP, against rxe_probe's log.
@@ -661,7 +719,8 @@ TEST(ModelVsRxe, UcWriteUnderLoss) {
   model::FaultPlan plan;
   for (std::uint32_t i = 0; i < total; ++i) {
     const std::uint32_t psn = (first + i) & 0xFFFFFF;
-    if (!seen.count(psn)) plan.rules.push_back(model::parse_fault_rule("drop dir=a>b psn=" + std::to_string(psn)).rule);
+    if (!seen.count(psn))
+      plan.rules.push_back(model::parse_fault_rule("drop dir=a>b psn=" + std::to_string(psn)).rule);
   }
   EXPECT_EQ(plan.rules.size(), 14u);  // the capture notes: 14 forward PSN gaps
   Pair t(qp::QpType::UC, 1024, kAll, first, 0);
@@ -669,7 +728,8 @@ TEST(ModelVsRxe, UcWriteUnderLoss) {
   struct RxAtB : trace::Observer {
     std::vector<Row> rows;
     void on_frame(const trace::FrameEvent& e) override {
-      if (e.dir == trace::Direction::RX && e.adapter == 1) rows.push_back(row_of(wire::decode(e.bytes)));
+      if (e.dir == trace::Direction::RX && e.adapter == 1)
+        rows.push_back(row_of(wire::decode(e.bytes)));
     }
   } rx;
   t.sim.observers().add(&rx);

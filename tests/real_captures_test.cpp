@@ -104,26 +104,36 @@ INSTANTIATE_TEST_SUITE_P(Soft_RoCE, RealCapture, ::testing::ValuesIn(kCaptures),
 
 TEST(RealCaptureDetail, RcOpsOpcodeMix) {
   // vectors/real/README.md, rc_ops_mtu4096.pcap "opcodes" line.
-  const std::map<std::string, int> expected = {
-      {"RC_SEND_FIRST", 1}, {"RC_SEND_MIDDLE", 1}, {"RC_SEND_LAST_WITH_IMMEDIATE", 1},
-      {"RC_SEND_ONLY", 3}, {"RC_SEND_ONLY_WITH_IMMEDIATE", 1}, {"RC_RDMA_WRITE_FIRST", 2},
-      {"RC_RDMA_WRITE_MIDDLE", 1}, {"RC_RDMA_WRITE_LAST", 1},
-      {"RC_RDMA_WRITE_LAST_WITH_IMMEDIATE", 1}, {"RC_RDMA_WRITE_ONLY", 1},
-      {"RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE", 1}, {"RC_RDMA_READ_REQUEST", 3},
-      {"RC_RDMA_READ_RESPONSE_FIRST", 1}, {"RC_RDMA_READ_RESPONSE_MIDDLE", 1},
-      {"RC_RDMA_READ_RESPONSE_LAST", 1}, {"RC_RDMA_READ_RESPONSE_ONLY", 2},
-      {"RC_ACKNOWLEDGE", 9}, {"RC_ATOMIC_ACKNOWLEDGE", 2}, {"RC_COMPARE_SWAP", 1},
-      {"RC_FETCH_ADD", 1}};
+  const std::map<std::string, int> expected = {{"RC_SEND_FIRST", 1},
+                                               {"RC_SEND_MIDDLE", 1},
+                                               {"RC_SEND_LAST_WITH_IMMEDIATE", 1},
+                                               {"RC_SEND_ONLY", 3},
+                                               {"RC_SEND_ONLY_WITH_IMMEDIATE", 1},
+                                               {"RC_RDMA_WRITE_FIRST", 2},
+                                               {"RC_RDMA_WRITE_MIDDLE", 1},
+                                               {"RC_RDMA_WRITE_LAST", 1},
+                                               {"RC_RDMA_WRITE_LAST_WITH_IMMEDIATE", 1},
+                                               {"RC_RDMA_WRITE_ONLY", 1},
+                                               {"RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE", 1},
+                                               {"RC_RDMA_READ_REQUEST", 3},
+                                               {"RC_RDMA_READ_RESPONSE_FIRST", 1},
+                                               {"RC_RDMA_READ_RESPONSE_MIDDLE", 1},
+                                               {"RC_RDMA_READ_RESPONSE_LAST", 1},
+                                               {"RC_RDMA_READ_RESPONSE_ONLY", 2},
+                                               {"RC_ACKNOWLEDGE", 9},
+                                               {"RC_ATOMIC_ACKNOWLEDGE", 2},
+                                               {"RC_COMPARE_SWAP", 1},
+                                               {"RC_FETCH_ADD", 1}};
   EXPECT_EQ(opcode_histogram("rc_ops_mtu4096.pcap"), expected);
 }
 
 TEST(RealCaptureDetail, UdAndUcAndErrors) {
   EXPECT_EQ(opcode_histogram("ud_pingpong_1024.pcap"),
             (std::map<std::string, int>{{"UD_SEND_ONLY", 20}}));
-  EXPECT_EQ(opcode_histogram("uc_write_bw_10000_mtu1024.pcap"),
-            (std::map<std::string, int>{{"UC_RDMA_WRITE_FIRST", 20},
-                                        {"UC_RDMA_WRITE_MIDDLE", 160},
-                                        {"UC_RDMA_WRITE_LAST", 20}}));
+  EXPECT_EQ(
+      opcode_histogram("uc_write_bw_10000_mtu1024.pcap"),
+      (std::map<std::string, int>{
+          {"UC_RDMA_WRITE_FIRST", 20}, {"UC_RDMA_WRITE_MIDDLE", 160}, {"UC_RDMA_WRITE_LAST", 20}}));
   // NAK remote access error (0x62) in err_write_bad_rkey: the second frame.
   pcap::Reader r(path_of("err_write_bad_rkey.pcap"));
   pcap::Record rec;

@@ -65,8 +65,7 @@ TEST(CliSimulate, ParserErrorsExitTwoWithTheByteOffset) {
   const std::string deep = "{\"seed\": " + std::string(100, '[') + std::string(100, ']') + "}";
   for (const std::string& text :
        {std::string(R"({"seed": 1e400})"), std::string(R"({"seed": -1e400})"),
-        std::string("{\"seed\": 1\0}", 12), std::string("{\"description\": \"\xC3\x28\"}"),
-        deep}) {
+        std::string("{\"seed\": 1\0}", 12), std::string("{\"description\": \"\xC3\x28\"}"), deep}) {
     std::ofstream(f, std::ios::binary) << text;
     const CliRun r = run_cli("simulate " + f);
     EXPECT_EQ(r.exit_code, 2) << text;

@@ -46,7 +46,8 @@ TEST(CliSimulateRun, RcBasicPassesAndItsPcapDecodesStrictly) {
   EXPECT_EQ(r.err, "");
   const auto out = lines(r.out);
   ASSERT_FALSE(out.empty());
-  EXPECT_EQ(out.back().rfind("PASS " + source("examples/rc_basic.json") + ": 13 expectations met", 0), 0u)
+  EXPECT_EQ(
+      out.back().rfind("PASS " + source("examples/rc_basic.json") + ": 13 expectations met", 0), 0u)
       << out.back();
   // The completion table: header plus six rows.
   int rows = 0;

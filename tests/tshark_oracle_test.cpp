@@ -41,7 +41,9 @@ struct Field {
   Extract ours;
 };
 
-std::string dec(std::uint64_t v) { return std::to_string(v); }
+std::string dec(std::uint64_t v) {
+  return std::to_string(v);
+}
 std::string hex_bytes(std::uint32_t v) {  // tshark prints FT_BYTES as plain hex
   char b[16];
   std::snprintf(b, sizeof b, "%08x", v);
@@ -87,15 +89,28 @@ Extract bth(F f) {
 
 const std::vector<Field>& fields() {
   static const std::vector<Field> kFields = {
-      {"frame.len", [](const ParsedFrame&, const pcap::Record& r) -> std::optional<std::string> { return dec(r.len); }},
-      {"eth.src", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> { return mac(p.eth.src); }},
-      {"eth.dst", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> { return mac(p.eth.dst); }},
-      {"vlan.id", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
+      {"frame.len",
+       [](const ParsedFrame&, const pcap::Record& r) -> std::optional<std::string> {
+         return dec(r.len);
+       }},
+      {"eth.src",
+       [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
+         return mac(p.eth.src);
+       }},
+      {"eth.dst",
+       [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
+         return mac(p.eth.dst);
+       }},
+      {"vlan.id",
+       [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
          if (!p.eth.has_vlan) return std::nullopt;
-         return dec(p.eth.vlan.vid); }},
-      {"vlan.priority", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
+         return dec(p.eth.vlan.vid);
+       }},
+      {"vlan.priority",
+       [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
          if (!p.eth.has_vlan) return std::nullopt;
-         return dec(p.eth.vlan.pcp); }},
+         return dec(p.eth.vlan.pcp);
+       }},
       {"ip.src", if_v(4, [](const ParsedFrame& p) { return ip_text(p, true); })},
       {"ip.dst", if_v(4, [](const ParsedFrame& p) { return ip_text(p, false); })},
       {"ip.dsfield.dscp", if_v(4, [](const ParsedFrame& p) { return dec(p.ip.dscp); })},
@@ -110,9 +125,15 @@ const std::vector<Field>& fields() {
       {"ipv6.hlim", if_v(6, [](const ParsedFrame& p) { return dec(p.ip.ttl); })},
       {"ipv6.flow", if_v(6, [](const ParsedFrame& p) { return hex_n(p.ip.flow_label, 6); })},
       {"ipv6.plen", if_v(6, [](const ParsedFrame& p) { return dec(p.ip.total_length); })},
-      {"udp.srcport", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> { return dec(p.udp.sport); }},
-      {"udp.dstport", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> { return dec(p.udp.dport); }},
-      {"udp.length", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> { return dec(p.udp.length); }},
+      {"udp.srcport",
+       [](const ParsedFrame& p,
+          const pcap::Record&) -> std::optional<std::string> { return dec(p.udp.sport); }},
+      {"udp.dstport",
+       [](const ParsedFrame& p,
+          const pcap::Record&) -> std::optional<std::string> { return dec(p.udp.dport); }},
+      {"udp.length",
+       [](const ParsedFrame& p,
+          const pcap::Record&) -> std::optional<std::string> { return dec(p.udp.length); }},
       {"infiniband.bth.opcode", bth([](const wire::Bth& b) { return dec(b.opcode); })},
       {"infiniband.bth.se", bth([](const wire::Bth& b) { return dec(b.se); })},
       {"infiniband.bth.m", bth([](const wire::Bth& b) { return dec(b.m); })},
@@ -123,29 +144,46 @@ const std::vector<Field>& fields() {
       {"infiniband.bth.a", bth([](const wire::Bth& b) { return dec(b.ackreq); })},
       {"infiniband.bth.reserved7", bth([](const wire::Bth& b) { return dec(b.resv7); })},
       {"infiniband.bth.psn", bth([](const wire::Bth& b) { return dec(b.psn); })},
-      {"infiniband.rdeth.eecnxt", when(Header::Rdeth, [](const ParsedFrame& p) { return dec(p.rdeth.eecnxt); })},
-      {"infiniband.deth.q_key", when(Header::Deth, [](const ParsedFrame& p) { return hex_n(p.deth.qkey, 16); })},
-      {"infiniband.deth.srcqp", when(Header::Deth, [](const ParsedFrame& p) { return hex_n(p.deth.srcqp, 8); })},
+      {"infiniband.rdeth.eecnxt",
+       when(Header::Rdeth, [](const ParsedFrame& p) { return dec(p.rdeth.eecnxt); })},
+      {"infiniband.deth.q_key",
+       when(Header::Deth, [](const ParsedFrame& p) { return hex_n(p.deth.qkey, 16); })},
+      {"infiniband.deth.srcqp",
+       when(Header::Deth, [](const ParsedFrame& p) { return hex_n(p.deth.srcqp, 8); })},
       // tshark shows the AtomicETH's VA and R_Key under the RETH field names.
-      {"infiniband.reth.va", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
+      {"infiniband.reth.va",
+       [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
          if (p.has(Header::Reth)) return hex_n(p.reth.va, 16);
          if (p.has(Header::AtomicEth)) return hex_n(p.atomiceth.va, 16);
-         return std::nullopt; }},
-      {"infiniband.reth.r_key", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
+         return std::nullopt;
+       }},
+      {"infiniband.reth.r_key",
+       [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
          if (p.has(Header::Reth)) return hex_n(p.reth.rkey, 8);
          if (p.has(Header::AtomicEth)) return hex_n(p.atomiceth.rkey, 8);
-         return std::nullopt; }},
-      {"infiniband.reth.dmalen", when(Header::Reth, [](const ParsedFrame& p) { return dec(p.reth.dmalen); })},
-      {"infiniband.atomiceth.swapdt", when(Header::AtomicEth, [](const ParsedFrame& p) { return dec(p.atomiceth.swap_add); })},
-      {"infiniband.atomiceth.cmpdt", when(Header::AtomicEth, [](const ParsedFrame& p) { return dec(p.atomiceth.compare); })},
-      {"infiniband.aeth.syndrome", when(Header::Aeth, [](const ParsedFrame& p) { return dec(p.aeth.syndrome); })},
-      {"infiniband.aeth.msn", when(Header::Aeth, [](const ParsedFrame& p) { return dec(p.aeth.msn); })},
-      {"infiniband.atomicacketh.origremdt", when(Header::AtomicAckEth, [](const ParsedFrame& p) { return dec(p.atomicacketh.orig); })},
-      {"infiniband.immdt", when(Header::ImmDt, [](const ParsedFrame& p) { return hex_bytes(p.immdt.value); })},
-      {"infiniband.ieth", when(Header::Ieth, [](const ParsedFrame& p) { return hex_bytes(p.ieth.rkey); })},
-      {"infiniband.invariant.crc", [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
+         return std::nullopt;
+       }},
+      {"infiniband.reth.dmalen",
+       when(Header::Reth, [](const ParsedFrame& p) { return dec(p.reth.dmalen); })},
+      {"infiniband.atomiceth.swapdt",
+       when(Header::AtomicEth, [](const ParsedFrame& p) { return dec(p.atomiceth.swap_add); })},
+      {"infiniband.atomiceth.cmpdt",
+       when(Header::AtomicEth, [](const ParsedFrame& p) { return dec(p.atomiceth.compare); })},
+      {"infiniband.aeth.syndrome",
+       when(Header::Aeth, [](const ParsedFrame& p) { return dec(p.aeth.syndrome); })},
+      {"infiniband.aeth.msn",
+       when(Header::Aeth, [](const ParsedFrame& p) { return dec(p.aeth.msn); })},
+      {"infiniband.atomicacketh.origremdt",
+       when(Header::AtomicAckEth, [](const ParsedFrame& p) { return dec(p.atomicacketh.orig); })},
+      {"infiniband.immdt",
+       when(Header::ImmDt, [](const ParsedFrame& p) { return hex_bytes(p.immdt.value); })},
+      {"infiniband.ieth",
+       when(Header::Ieth, [](const ParsedFrame& p) { return hex_bytes(p.ieth.rkey); })},
+      {"infiniband.invariant.crc",
+       [](const ParsedFrame& p, const pcap::Record&) -> std::optional<std::string> {
          if (!p.has_icrc) return std::nullopt;
-         return hex_n(__builtin_bswap32(p.icrc), 8); }},
+         return hex_n(__builtin_bswap32(p.icrc), 8);
+       }},
   };
   return kFields;
 }
@@ -330,7 +368,8 @@ class TsharkRealCapture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TsharkRealCapture, AgreesOnEveryField) {
   ROCECERT_REQUIRE_TOOL(have_tshark(), "tshark");
-  const Tally t = compare_with_tshark(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real/" + GetParam());
+  const Tally t =
+      compare_with_tshark(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real/" + GetParam());
   EXPECT_GT(t.compared, 0u);
   EXPECT_EQ(t.blind, 0u);  // rxe sends nothing tshark cannot decode
 }

@@ -9,9 +9,9 @@ struct DecodeArgs {
   std::string file;
   bool json = false;
   bool verify_icrc = true;
-  bool strict = false;       // exit 1 when a frame fails to decode or fails its ICRC
-  bool stats = false;        // totals on stderr at the end
-  std::uint64_t count = 0;   // stop after this many frames; 0 = all
+  bool strict = false;      // exit 1 when a frame fails to decode or fails its ICRC
+  bool stats = false;       // totals on stderr at the end
+  std::uint64_t count = 0;  // stop after this many frames; 0 = all
 };
 
 // Streams the capture, printing one line per frame to stdout. Returns the process exit code:

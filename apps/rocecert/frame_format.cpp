@@ -27,7 +27,9 @@ void append_mac(Out& out, const wire::MacAddr& m) {
                  m[2], m[3], m[4], m[5]);
 }
 
-int bit(bool b) { return b ? 1 : 0; }
+int bit(bool b) {
+  return b ? 1 : 0;
+}
 
 // A JSON string value, quotes included: the tables' names as they are, anything else escaped
 // (trace::json_string).

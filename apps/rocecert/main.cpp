@@ -1,6 +1,6 @@
 // rocecert: the single command-line tool (its commands, options and exit codes are contracts).
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdint>
 #include <exception>
@@ -18,8 +18,7 @@ int main(int argc, char** argv) {
       "decode", "Decode every frame of a pcap/pcapng capture, validating each ICRC");
   dec->add_option("FILE", decode.file, "Capture file (pcap or pcapng)")->required();
   dec->add_flag("--json", decode.json, "One JSON object per frame (JSON lines)");
-  dec->add_flag("--strict", decode.strict,
-                "Exit 1 if any frame is malformed or fails its ICRC");
+  dec->add_flag("--strict", decode.strict, "Exit 1 if any frame is malformed or fails its ICRC");
   dec->add_flag("--stats", decode.stats, "Print totals on stderr at the end");
   dec->add_option("-c,--count", decode.count, "Stop after this many frames");
   bool no_icrc = false;

@@ -116,8 +116,8 @@ class RunObserver final : public trace::Observer {
   std::uint64_t fault_count = 0;
   std::uint64_t faults_kept = 0;  // at most kMaxFaultsKept per run
   std::vector<SeenFault> faults;  // kept and not yet printed
-  bool record_frames = false;  // some expect step has "frames"
-  std::vector<SentFrame> sent;  // every transmitted frame, when recording
+  bool record_frames = false;     // some expect step has "frames"
+  std::vector<SentFrame> sent;    // every transmitted frame, when recording
   std::uint64_t rates_kept = 0;
   std::vector<trace::RateEvent> rates;  // reaction-point rate cuts not yet printed
 };
@@ -166,7 +166,8 @@ class Runner {
 
   RunResult run() {
     for (const Step& s : sc_.steps)
-      if (const auto* e = std::get_if<ExpectStep>(&s.body); e != nullptr && e->frames) counter_.record_frames = true;
+      if (const auto* e = std::get_if<ExpectStep>(&s.body); e != nullptr && e->frames)
+        counter_.record_frames = true;
     for (trace::Observer* o : opt_.observers) sim_.observers().add(o);
     sim_.observers().add(&counter_);  // after record_frames: it says whether frames are decoded
     for (std::size_t i = 0; i < sc_.adapters.size(); ++i) {
@@ -502,11 +503,15 @@ class Runner {
     }
     for (const trace::RateEvent& e : counter_.rates) {
       const std::size_t a = adapter_index(e.adapter);
-      rows.emplace_back(e.t, fmt::format("{:>12}  {:<8} rate: {} cut by a CNP to {:.3f} Gb/s (target {:.3f}, alpha {:.3f})\n",
-                                         e.t, sc_.adapters[a].config.name, qp_label(a, e.qpn), e.rate_gbps,
-                                         e.target_gbps, e.alpha));
+      rows.emplace_back(
+          e.t,
+          fmt::format(
+              "{:>12}  {:<8} rate: {} cut by a CNP to {:.3f} Gb/s (target {:.3f}, alpha {:.3f})\n",
+              e.t, sc_.adapters[a].config.name, qp_label(a, e.qpn), e.rate_gbps, e.target_gbps,
+              e.alpha));
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
     for (const auto& row : rows) {
       print_header();
       fmt::print(opt_.out, "{}", row.second);
@@ -580,7 +585,8 @@ class Runner {
         if (n.name == x.kind) want_kind = n.value;
       std::vector<std::string> diffs;
       if (g.kind != want_kind)
-        diffs.push_back(fmt::format("event: expected {}, got {}", x.kind, errors::to_string(g.kind)));
+        diffs.push_back(
+            fmt::format("event: expected {}, got {}", x.kind, errors::to_string(g.kind)));
       if (x.element != kNoObj && need(x.element, s)) {
         const ObjState& o = objs_[x.element];
         const ObjectKind k = sc_.objects[x.element].kind;
@@ -654,23 +660,30 @@ class Runner {
       const FrameExpect& x = e.frames[i];
       ++result_.checks;
       if (i >= got) {
-        fail(x.path, fmt::format("missing: {} frame{} sent since the last \"frames\" check, not {}", got,
-                                 got == 1 ? "" : "s", e.frames.size()));
+        fail(x.path, fmt::format("missing: {} frame{} sent since the last \"frames\" check, not {}",
+                                 got, got == 1 ? "" : "s", e.frames.size()));
         break;
       }
       const SentFrame& f = sent[from + i];
       std::vector<std::string> diffs;
-      const auto diff = [&](std::string_view field, const std::string& want, const std::string& have) {
-        if (want != have) diffs.push_back(fmt::format("{}: expected {}, got {}", field, want, have));
+      const auto diff = [&](std::string_view field, const std::string& want,
+                            const std::string& have) {
+        if (want != have)
+          diffs.push_back(fmt::format("{}: expected {}, got {}", field, want, have));
       };
-      diff("from", sc_.adapters[x.from].config.name, sc_.adapters[adapter_index(f.adapter)].config.name);
-      diff("opcode", std::string(wire::opcode_info(x.opcode).name), std::string(wire::opcode_info(f.opcode).name));
+      diff("from", sc_.adapters[x.from].config.name,
+           sc_.adapters[adapter_index(f.adapter)].config.name);
+      diff("opcode", std::string(wire::opcode_info(x.opcode).name),
+           std::string(wire::opcode_info(f.opcode).name));
       if (x.psn) diff("psn", std::to_string(*x.psn), std::to_string(f.psn));
       if (x.ackreq) diff("ackreq", *x.ackreq ? "true" : "false", f.ackreq ? "true" : "false");
-      if (x.aeth) diff("aeth", *x.aeth, f.syndrome ? std::string(wire::aeth_name(*f.syndrome)) : "none");
+      if (x.aeth)
+        diff("aeth", *x.aeth, f.syndrome ? std::string(wire::aeth_name(*f.syndrome)) : "none");
       if (x.msn) diff("msn", std::to_string(*x.msn), f.syndrome ? std::to_string(f.msn) : "none");
-      if (x.payload_len) diff("payload_len", std::to_string(*x.payload_len), std::to_string(f.payload_len));
-      if (x.dmalen) diff("dmalen", std::to_string(*x.dmalen), f.dmalen ? std::to_string(*f.dmalen) : "none");
+      if (x.payload_len)
+        diff("payload_len", std::to_string(*x.payload_len), std::to_string(f.payload_len));
+      if (x.dmalen)
+        diff("dmalen", std::to_string(*x.dmalen), f.dmalen ? std::to_string(*f.dmalen) : "none");
       if (x.qp != kNoObj && need(x.qp, s)) {
         const std::size_t a = sc_.objects[x.qp].adapter_index;
         const std::uint32_t want = objs_[x.qp].qpn.value();
@@ -679,14 +692,16 @@ class Runner {
       if (!diffs.empty()) {
         std::string msg;
         for (const std::string& d : diffs) msg += (msg.empty() ? "" : "; ") + d;
-        fail(x.path, fmt::format("{} (frame {} since the last check: {})", msg, i + 1, describe(f)));
+        fail(x.path,
+             fmt::format("{} (frame {} since the last check: {})", msg, i + 1, describe(f)));
         if (++reported == 10) break;  // the rest would mostly repeat one shift
       }
     }
     if (got > e.frames.size()) {
       ++result_.checks;
-      fail(e.path, fmt::format("{} more frame{} than expected, the first: {}", got - e.frames.size(),
-                               got - e.frames.size() == 1 ? "" : "s", describe(sent[from + e.frames.size()])));
+      fail(e.path, fmt::format("{} more frame{} than expected, the first: {}",
+                               got - e.frames.size(), got - e.frames.size() == 1 ? "" : "s",
+                               describe(sent[from + e.frames.size()])));
     }
     frames_checked_ = sent.size();
   }
@@ -788,7 +803,7 @@ class Runner {
 
   const Scenario& sc_;
   const RunOptions& opt_;
-  RunObserver counter_;  // before sim_: the simulation holds a pointer to it
+  RunObserver counter_;             // before sim_: the simulation holds a pointer to it
   std::size_t frames_checked_ = 0;  // counter_.sent[0, this) were matched by "frames" already
   model::Simulation sim_;
   std::vector<model::Adapter*> adapters_;

@@ -139,7 +139,8 @@ TEST(ScenarioLoader, IntegerStringsAreDigitsOnly) {
   EXPECT_EQ(error_of_text(R"({"seed": "0XfF", "adapters": [], "steps": []})"),
             "t.json: adapters: expected at least 1 element");
   for (const char* bad : {"+5", " 5", "5 ", "-5", "0x-1", "0x+1", "0x 1", "1_000", "0x"}) {
-    const std::string text = std::string(R"({"adapters": [], "steps": [], "seed": ")") + bad + R"("})";
+    const std::string text =
+        std::string(R"({"adapters": [], "steps": [], "seed": ")") + bad + R"("})";
     EXPECT_EQ(error_of_text(text), std::string("t.json: seed: expected an integer (decimal or "
                                                "\"0x...\"), got \"") +
                                        bad + "\"")
@@ -251,9 +252,9 @@ TEST(ScenarioLoader, MissingKeys) {
   EXPECT_EQ(error_of(j), "t.json: steps[10]: missing required key \"op\"");
   j = base();
   j["steps"][11] = json{{"op", "expect"}};
-  EXPECT_EQ(
-      error_of(j),
-      "t.json: steps[11]: needs at least one of: frames, completions, memory, qp_state, async_events");
+  EXPECT_EQ(error_of(j),
+            "t.json: steps[11]: needs at least one of: frames, completions, memory, qp_state, "
+            "async_events");
 }
 
 TEST(ScenarioLoader, UnknownAndMisusedNames) {
@@ -397,9 +398,9 @@ TEST(ScenarioLoader, AddressesAndHex) {
             "\"02:00:00:00:00:01\")");
   // Exactly six groups of two hex digits separated by ':'. sscanf("%2x") took a sign or a space
   // for a digit: "-1:..." was read as ff:..., " 1: 2:..." as 01:02:...
-  for (const char* bad : {"-1:00:00:00:00:01", " 1: 2:00:00:00:01", "+1:00:00:00:00:01",
-                          "02-00-00-00-00-01", "02:00:00:00:00:0g", "02:00:00:00:0001:",
-                          "002:00:00:00:0:01", "02:00:00:00:00:01:"}) {
+  for (const char* bad :
+       {"-1:00:00:00:00:01", " 1: 2:00:00:00:01", "+1:00:00:00:00:01", "02-00-00-00-00-01",
+        "02:00:00:00:00:0g", "02:00:00:00:0001:", "002:00:00:00:0:01", "02:00:00:00:00:01:"}) {
     j = base();
     j["adapters"][0]["mac"] = bad;
     EXPECT_EQ(error_of(j), std::string("t.json: adapters[0].mac: \"") + bad +
@@ -473,10 +474,13 @@ TEST(ScenarioLoader, WorkRequestFieldsMustFitTheOpcodeAndQpType) {
             "t.json: steps[10].for_ns: \"until_ns\" and \"for_ns\" exclude each other");
   j = base();
   j["steps"][11]["frames"] = {{{"from", "A"}, {"opcode", "RC_WRITE_FIRST"}}};
-  EXPECT_EQ(error_of(j).rfind("t.json: steps[11].frames[0].opcode: unknown opcode \"RC_WRITE_FIRST\"", 0), 0u)
+  EXPECT_EQ(
+      error_of(j).rfind("t.json: steps[11].frames[0].opcode: unknown opcode \"RC_WRITE_FIRST\"", 0),
+      0u)
       << error_of(j);
   j["steps"][11]["frames"] = {{{"from", "A"}, {"opcode", "RC_ACKNOWLEDGE"}, {"aeth", "NAK"}}};
-  EXPECT_EQ(error_of(j).rfind("t.json: steps[11].frames[0].aeth: unknown AETH \"NAK\"", 0), 0u) << error_of(j);
+  EXPECT_EQ(error_of(j).rfind("t.json: steps[11].frames[0].aeth: unknown AETH \"NAK\"", 0), 0u)
+      << error_of(j);
   j["steps"][11]["frames"] = {{{"from", "C"}, {"opcode", "RC_ACKNOWLEDGE"}}};
   EXPECT_EQ(error_of(j).rfind("t.json: steps[11].frames[0].from: ", 0), 0u) << error_of(j);
   j["steps"][11]["frames"] = {{{"opcode", "RC_ACKNOWLEDGE"}}};
@@ -704,21 +708,22 @@ TEST(ScenarioLoader, DocumentedExampleIsTheExampleFile) {
 
 TEST(ScenarioLoader, AdapterProfileKnobs) {
   json j = base();
-  j["adapters"][0]["profile"] = {{"ackreq", {{"on_last_packet", false}, {"every_n_packets", 8}}},
-                                 {"ack", {{"mode", "COALESCE"}, {"max_packets", 4}, {"max_delay_ns", 700}}},
-                                 {"dcqcn", {{"line_rate_gbps", 100}, {"preset", "MLX5"}}},
-                                 {"sport", "FIXED"},
-                                 {"fixed_sport", "0xC123"},
-                                 {"ipv4_ttl", 3},
-                                 {"ipv4_df", false},
-                                 {"pkey", "0x7FFF"},
-                                 {"ack_syndrome_credits", 5},
-                                 {"retry_cnt_7_is_infinite", false},
-                                 {"send_cnp", true},
-                                 {"cnp_interval_ns", 1000},
-                                 {"cnp_traffic_class", 2},
-                                 {"error_profile", "IBA"},
-                                 {"arbitration", "ROUND_ROBIN"}};
+  j["adapters"][0]["profile"] = {
+      {"ackreq", {{"on_last_packet", false}, {"every_n_packets", 8}}},
+      {"ack", {{"mode", "COALESCE"}, {"max_packets", 4}, {"max_delay_ns", 700}}},
+      {"dcqcn", {{"line_rate_gbps", 100}, {"preset", "MLX5"}}},
+      {"sport", "FIXED"},
+      {"fixed_sport", "0xC123"},
+      {"ipv4_ttl", 3},
+      {"ipv4_df", false},
+      {"pkey", "0x7FFF"},
+      {"ack_syndrome_credits", 5},
+      {"retry_cnt_7_is_infinite", false},
+      {"send_cnp", true},
+      {"cnp_interval_ns", 1000},
+      {"cnp_traffic_class", 2},
+      {"error_profile", "IBA"},
+      {"arbitration", "ROUND_ROBIN"}};
   j["adapters"][0]["qp_profile"] = "rxe";
   j["adapters"][0]["first_qpn"] = 100;
   j["adapters"][0]["ip"] = "fd00::1";
@@ -732,7 +737,8 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
   EXPECT_EQ(s.adapters[1].config.profile.ack.mode, model::AckCoalescing::Mode::ACKREQ);
   EXPECT_TRUE(c.profile.dcqcn);
   EXPECT_EQ(c.profile.line_rate_gbps, 100.0);
-  EXPECT_EQ(c.profile.dcqcn_params.rate_increase_period_ns, cc::DcqcnParams::mlx5_firmware().rate_increase_period_ns);
+  EXPECT_EQ(c.profile.dcqcn_params.rate_increase_period_ns,
+            cc::DcqcnParams::mlx5_firmware().rate_increase_period_ns);
   EXPECT_FALSE(s.adapters[1].config.profile.dcqcn);
   EXPECT_EQ(c.profile.sport, model::Profile::SportPolicy::FIXED);
   EXPECT_EQ(c.profile.fixed_sport, 0xC123);
@@ -766,7 +772,9 @@ TEST(ScenarioLoader, AdapterProfileKnobs) {
 // Fault rules are JSON objects read by the strict reader (fault_rules.h).
 
 namespace {
-json rules(const char* text) { return json::parse(text); }
+json rules(const char* text) {
+  return json::parse(text);
+}
 }  // namespace
 
 TEST(ScenarioLoader, LinkFaultsLoadRatesSeedAndRules) {
@@ -805,9 +813,9 @@ TEST(ScenarioLoader, LinkFaultsLoadRatesSeedAndRules) {
   EXPECT_EQ(model::format_rule(p.rules[1]), "duplicate dir=b>a class=ack");
   EXPECT_EQ(p.rules[2],
             model::parse_fault_rule("reorder class=send nth=2..4 overtake=2 hold=5000").rule);
-  EXPECT_EQ(p.rules[3],
-            model::parse_fault_rule("delay dir=b>a class=response nth=5.. delay=20000 jitter=300")
-                .rule);
+  EXPECT_EQ(
+      p.rules[3],
+      model::parse_fault_rule("delay dir=b>a class=response nth=5.. delay=20000 jitter=300").rule);
   EXPECT_EQ(p.rules[4],
             model::parse_fault_rule("duplicate opcode=0x64 pos=only psn=0x102 ackreq=1").rule);
   // Only literal QPNs: the plan goes on the link from the start.
@@ -863,10 +871,11 @@ TEST(ScenarioLoader, FaultRuleErrorsNameTheJsonPath) {
   EXPECT_EQ(with(R"([{"action": "drop", "direction": "a>b"}])"),
             "t.json: links[0].faults.rules[0].direction: unknown link direction \"a>b\" (expected "
             "one of: a_to_b, b_to_a)");
-  EXPECT_EQ(with(R"([{"action": "drop", "match": {"opcode": "RC_WRITE_MIDDLE"}}])"),
-            "t.json: links[0].faults.rules[0].match.opcode: unknown opcode \"RC_WRITE_MIDDLE\" (the "
-            "names `rocecert decode` prints, e.g. RC_RDMA_WRITE_MIDDLE, RC_ACKNOWLEDGE; or "
-            "0..0xff)");
+  EXPECT_EQ(
+      with(R"([{"action": "drop", "match": {"opcode": "RC_WRITE_MIDDLE"}}])"),
+      "t.json: links[0].faults.rules[0].match.opcode: unknown opcode \"RC_WRITE_MIDDLE\" (the "
+      "names `rocecert decode` prints, e.g. RC_RDMA_WRITE_MIDDLE, RC_ACKNOWLEDGE; or "
+      "0..0xff)");
   EXPECT_EQ(with(R"([{"action": "drop", "match": {"opcode": 256}}])"),
             "t.json: links[0].faults.rules[0].match.opcode: 256 is out of range (0..255)");
   EXPECT_EQ(with(R"([{"action": "drop", "match": {"class": "acks"}}])"),

@@ -157,7 +157,8 @@ TEST(ScenarioRunner, EveryFailedExpectationIsReportedWithItsPath) {
   EXPECT_EQ(o.result.failures.size(), 5u) << failures(o.result);
   EXPECT_NE(o.out.find("FAIL " + p + ".qp_state.qpB: expected ERR, got RTS"), std::string::npos)
       << o.out;
-  EXPECT_NE(o.out.find("FAIL s.json: 5 failures, 12 expectations checked"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("FAIL s.json: 5 failures, 12 expectations checked"), std::string::npos)
+      << o.out;
 }
 
 TEST(ScenarioRunner, MissingCompletionsAreFailures) {
@@ -275,8 +276,7 @@ TEST(ScenarioRunner, FaultRulesNamingAQpGetItsQpnWhenItIsCreated) {
 
 TEST(ScenarioRunner, FaultsOnALinkWhoseNamedQpWasNotCreatedAreNotInstalled) {
   json j = example("rc_basic.json");
-  j["links"][0]["faults"]["rules"] =
-      json::parse(R"([{"action": "drop", "match": {"qp": "qpB"}}])");
+  j["links"][0]["faults"]["rules"] = json::parse(R"([{"action": "drop", "match": {"qp": "qpB"}}])");
   j["steps"][7]["cap"] = {{"max_send_wr", 1000000}};  // qpB: create_qp fails
   const Outcome o = run(j);
   EXPECT_TRUE(has_failure(o.result, "links[0].faults.rules[0]",
@@ -345,7 +345,9 @@ TEST(ScenarioRunner, FrameMismatchesAreReportedWithTheFrameThatWasSent) {
   frames[4]["aeth"] = "ACK";  // the NAK of the lost MIDDLE
   frames[1]["psn"] = 999;
   Outcome o = run(j);
-  EXPECT_TRUE(has_failure(o.result, p + "[1]", "psn: expected 999, got 101 (frame 2 since the last check: A sent RC_RDMA_WRITE_MIDDLE PSN=101)"))
+  EXPECT_TRUE(has_failure(o.result, p + "[1]",
+                          "psn: expected 999, got 101 (frame 2 since the last check: A sent "
+                          "RC_RDMA_WRITE_MIDDLE PSN=101)"))
       << failures(o.result);
   EXPECT_TRUE(has_failure(o.result, p + "[4]", "aeth: expected ACK, got NAK_PSN_SEQUENCE_ERROR"))
       << failures(o.result);
@@ -353,12 +355,15 @@ TEST(ScenarioRunner, FrameMismatchesAreReportedWithTheFrameThatWasSent) {
   j = vector_file("go_back_n.json");
   j["steps"][first]["frames"].erase(8);
   o = run(j);
-  EXPECT_TRUE(has_failure(o.result, p, "1 more frame than expected, the first: B sent RC_ACKNOWLEDGE PSN=103 ACK MSN=1"))
+  EXPECT_TRUE(
+      has_failure(o.result, p,
+                  "1 more frame than expected, the first: B sent RC_ACKNOWLEDGE PSN=103 ACK MSN=1"))
       << failures(o.result);
   j = vector_file("go_back_n.json");
   j["steps"][first]["frames"].push_back({{"from", "B"}, {"opcode", "RC_ACKNOWLEDGE"}});
   o = run(j);
-  EXPECT_TRUE(has_failure(o.result, p + "[9]", "missing: 9 frames sent since the last \"frames\" check, not 10"))
+  EXPECT_TRUE(has_failure(o.result, p + "[9]",
+                          "missing: 9 frames sent since the last \"frames\" check, not 10"))
       << failures(o.result);
   // The next check starts after the frames the previous one covered: the READ's frames pass.
   EXPECT_EQ(o.result.failures.size(), 1u) << failures(o.result);

@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "rocecert/pcap/reader.h"
 #include "../../tests/support/require_tool.h"
+#include "rocecert/pcap/reader.h"
 #include "test_support.h"
 
 namespace rocecert::pcap {

@@ -5,7 +5,8 @@ namespace rocecert::cq {
 std::string_view to_string(WcStatus s) {
   switch (s) {
 #define ROCECERT_X(name, value) \
-  case WcStatus::name: return #name;
+  case WcStatus::name:          \
+    return #name;
     ROCECERT_WC_STATUSES(ROCECERT_X)
 #undef ROCECERT_X
   }
@@ -13,10 +14,10 @@ std::string_view to_string(WcStatus s) {
 }
 
 bool wc_status_from_name(std::string_view name, WcStatus& out) {
-#define ROCECERT_X(n, value)  \
-  if (name == #n) {           \
-    out = WcStatus::n;        \
-    return true;              \
+#define ROCECERT_X(n, value) \
+  if (name == #n) {          \
+    out = WcStatus::n;       \
+    return true;             \
   }
   ROCECERT_WC_STATUSES(ROCECERT_X)
 #undef ROCECERT_X
@@ -58,18 +59,29 @@ std::optional<WcOpcode> send_wc_opcode(tx::WrOpcode op) {
   switch (op) {
     case tx::WrOpcode::SEND:
     case tx::WrOpcode::SEND_WITH_IMM:
-    case tx::WrOpcode::SEND_WITH_INV: return WcOpcode::SEND;
+    case tx::WrOpcode::SEND_WITH_INV:
+      return WcOpcode::SEND;
     case tx::WrOpcode::RDMA_WRITE:
-    case tx::WrOpcode::RDMA_WRITE_WITH_IMM: return WcOpcode::RDMA_WRITE;
-    case tx::WrOpcode::RDMA_READ: return WcOpcode::RDMA_READ;
-    case tx::WrOpcode::ATOMIC_CMP_AND_SWP: return WcOpcode::COMP_SWAP;
-    case tx::WrOpcode::ATOMIC_FETCH_AND_ADD: return WcOpcode::FETCH_ADD;
-    case tx::WrOpcode::BIND_MW: return WcOpcode::BIND_MW;
-    case tx::WrOpcode::LOCAL_INV: return WcOpcode::LOCAL_INV;
-    case tx::WrOpcode::TSO: return WcOpcode::TSO;
-    case tx::WrOpcode::FLUSH: return WcOpcode::FLUSH;
-    case tx::WrOpcode::ATOMIC_WRITE: return WcOpcode::ATOMIC_WRITE;
-    case tx::WrOpcode::DRIVER1: return std::nullopt;
+    case tx::WrOpcode::RDMA_WRITE_WITH_IMM:
+      return WcOpcode::RDMA_WRITE;
+    case tx::WrOpcode::RDMA_READ:
+      return WcOpcode::RDMA_READ;
+    case tx::WrOpcode::ATOMIC_CMP_AND_SWP:
+      return WcOpcode::COMP_SWAP;
+    case tx::WrOpcode::ATOMIC_FETCH_AND_ADD:
+      return WcOpcode::FETCH_ADD;
+    case tx::WrOpcode::BIND_MW:
+      return WcOpcode::BIND_MW;
+    case tx::WrOpcode::LOCAL_INV:
+      return WcOpcode::LOCAL_INV;
+    case tx::WrOpcode::TSO:
+      return WcOpcode::TSO;
+    case tx::WrOpcode::FLUSH:
+      return WcOpcode::FLUSH;
+    case tx::WrOpcode::ATOMIC_WRITE:
+      return WcOpcode::ATOMIC_WRITE;
+    case tx::WrOpcode::DRIVER1:
+      return std::nullopt;
   }
   return std::nullopt;
 }

@@ -19,7 +19,6 @@ void append(std::string& out, std::initializer_list<std::string_view> parts) {
   for (std::string_view p : parts) out.append(p);
 }
 
-
 // "PKEY_INDEX, PORT, ACCESS_FLAGS" as docs/spec-notes.md writes a set; an en dash for the empty
 // set.
 std::string mask_list(AttrMask m) {
@@ -136,7 +135,8 @@ std::string render_qp_state_machine_doc() {
       "# QP state machine\n"
       "\n"
       "<!-- Generated from kTransitionRows (refmodel/include/rocecert/qp/transitions.h) by\n"
-      "     render_qp_state_machine_doc() (refmodel/docgen/qp_state_machine_doc.cpp). Do not edit by hand:\n"
+      "     render_qp_state_machine_doc() (refmodel/docgen/qp_state_machine_doc.cpp). Do not edit "
+      "by hand:\n"
       "     the qp_tests case QpDocs.CommittedDocMatchesTable fails when this file differs.\n"
       "     Regenerate: ROCECERT_UPDATE_DOCS=1 <build>/refmodel/qp/tests/qp_tests \\\n"
       "       --gtest_filter='QpDocs.*' -->\n"

@@ -20,8 +20,7 @@ std::string_view to_string(PostError e) {
 
 bool SendWqe::is_read_or_atomic() const {
   return wr.opcode == tx::WrOpcode::RDMA_READ || wr.opcode == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
-         wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD ||
-         wr.opcode == tx::WrOpcode::ATOMIC_WRITE;
+         wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD || wr.opcode == tx::WrOpcode::ATOMIC_WRITE;
 }
 
 namespace {
@@ -44,9 +43,12 @@ mem::MemConfig mem_config(const AdapterConfig& c) {
 
 wire::Transport transport_of(qp::QpType t) {
   switch (t) {
-    case qp::QpType::RC: return wire::Transport::RC;
-    case qp::QpType::UC: return wire::Transport::UC;
-    case qp::QpType::UD: return wire::Transport::UD;
+    case qp::QpType::RC:
+      return wire::Transport::RC;
+    case qp::QpType::UC:
+      return wire::Transport::UC;
+    case qp::QpType::UD:
+      return wire::Transport::UD;
   }
   return wire::Transport::RC;
 }
@@ -83,7 +85,9 @@ Adapter::Adapter(std::uint32_t id, AdapterConfig config, sim::EventQueue& events
 
 Adapter::~Adapter() = default;
 
-mem::Result<mem::Pd> Adapter::alloc_pd() { return mem_.alloc_pd(); }
+mem::Result<mem::Pd> Adapter::alloc_pd() {
+  return mem_.alloc_pd();
+}
 
 mem::Result<mem::MrKeys> Adapter::reg_mr(const mem::MrRegistration& reg) {
   return mem_.reg_mr(reg);
@@ -92,8 +96,9 @@ mem::Result<mem::MrKeys> Adapter::reg_mr(const mem::MrRegistration& reg) {
 qp::CqId Adapter::create_cq(std::uint32_t capacity) {
   const qp::CqId cq{impl_->next_cq++};
   // The errors profile decides whether an overrun leaves the CQ in error (IBA) or not (rxe).
-  const auto overrun = errors::cq_error_is_sticky(config_.profile.error_profile) ? cq::OverrunMode::STICKY
-                                                                                : cq::OverrunMode::TRANSIENT;
+  const auto overrun = errors::cq_error_is_sticky(config_.profile.error_profile)
+                           ? cq::OverrunMode::STICKY
+                           : cq::OverrunMode::TRANSIENT;
   cqs_.emplace(cq, cq::CompletionQueue(cq.value, capacity, overrun));
   return cq;
 }
@@ -120,8 +125,8 @@ qp::ModifyResult Adapter::modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::Att
   if (q == nullptr) return qps_.modify_qp(qpn, attr, mask);  // QP_NOT_FOUND
   const qp::ModifyResult r = qps_.modify_qp(q->ctx, attr, mask);
   if (r.ok() && r.transition) {
-    observer_.on_qp_transition({events_.now(), id_, qpn.value(), r.transition->from,
-                                r.transition->to, "modify_qp"});
+    observer_.on_qp_transition(
+        {events_.now(), id_, qpn.value(), r.transition->from, r.transition->to, "modify_qp"});
     if (r.transition->to == qp::QpState::RESET) {
       // Entering RESET discards every WQE without completions (docs/spec-notes.md §6.4).
       q->sq.clear();
@@ -147,7 +152,8 @@ PostError Adapter::post_send(qp::Qpn qpn, const tx::SendWr& wr) {
   const bool local_op = wr.opcode == tx::WrOpcode::LOCAL_INV || wr.opcode == tx::WrOpcode::BIND_MW;
   if (local_op) {
     // LOCAL_INV: RC only; BIND_MW: RC and UC (docs/spec-notes.md §2.5, rxe_wr_opcode_info).
-    if (ctx->type == qp::QpType::UD || (wr.opcode == tx::WrOpcode::LOCAL_INV && ctx->type != qp::QpType::RC))
+    if (ctx->type == qp::QpType::UD ||
+        (wr.opcode == tx::WrOpcode::LOCAL_INV && ctx->type != qp::QpType::RC))
       return PostError::INVALID_OPCODE;
   } else if (tx::wire_opcode(t, wr.opcode, wire::Position::ONLY) == tx::kNoOpcode) {
     return PostError::INVALID_OPCODE;
@@ -301,7 +307,8 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
       cc::DcqcnSender& rc = impl_->rate_controller(*q);
       rc.on_cnp(events_.now());
       const cc::DcqcnReactionPoint& rp = rc.reaction_point();
-      observer_.on_rate({events_.now(), id_, p.bth.dqpn, rp.current_rate_gbps(), rp.target_rate_gbps(), rp.alpha(), "cnp"});
+      observer_.on_rate({events_.now(), id_, p.bth.dqpn, rp.current_rate_gbps(),
+                         rp.target_rate_gbps(), rp.alpha(), "cnp"});
     }
     return;
   }
@@ -326,7 +333,8 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
   if (ctx->type == qp::QpType::UD && p.deth.qkey != ctx->attr.qkey) return drop("qkey");
   if (!p.icrc_ok) return drop("icrc");
   if (p.ip.ecn == 3 && config_.profile.send_cnp) {
-    impl_->maybe_send_cnp(*q, p, ctx->type == qp::QpType::UD ? p.deth.srcqp : ctx->attr.dest_qp_num);
+    impl_->maybe_send_cnp(*q, p,
+                          ctx->type == qp::QpType::UD ? p.deth.srcqp : ctx->attr.dest_qp_num);
   }
   if (p.op->is_request()) {
     impl_->handle_request(*q, p);
@@ -427,7 +435,8 @@ void Adapter::Impl::complete(qp::CqId cq_id, const cq::Wc& wc, bool solicited, Q
   // What the overrun does to the QP that could not complete: the errors table (rxe: a full
   // receive CQ moves the QP to ERR, a full send CQ loses the completion and nothing else).
   if (q.ctx.state() == qp::QpState::ERR) return;
-  const auto cls = send_side ? errors::ErrorClass::CQ_OVERFLOW_SEND : errors::ErrorClass::CQ_OVERFLOW;
+  const auto cls =
+      send_side ? errors::ErrorClass::CQ_OVERFLOW_SEND : errors::ErrorClass::CQ_OVERFLOW;
   const errors::Outcome& o = outcome(q.ctx, cls);
   // The table's events besides CQ_ERR (raised above): IBA QP_FATAL on the QP (error_classes.def
   // rows CQ_OVERFLOW and CQ_OVERFLOW_SEND: raise(CQ_ERR, QP_FATAL)).
@@ -470,8 +479,8 @@ void Adapter::Impl::resolve_errors() {
     qp::QpState from = qp::QpState::RTS;
     for (const PendingError& p : pending)
       if (p.event.qp.qpn == e.qp.qpn && p.event.error == e.error) from = p.from;
-    a.observer_.on_qp_transition({now(), a.id_, e.qp.qpn, from, qp::QpState::ERR,
-                                  errors::to_string(e.error)});
+    a.observer_.on_qp_transition(
+        {now(), a.id_, e.qp.qpn, from, qp::QpState::ERR, errors::to_string(e.error)});
     if (q->ctx.state() == qp::QpState::ERR) flush(*q);
   }
 }
@@ -520,8 +529,10 @@ void Adapter::Impl::flush(Qp& q) {
   ctx.flush_pending = false;
   // IBA: a QP on an SRQ that is in ERR will consume no more WQEs from it: Last WQE Reached
   // (IBA §11.6.3; errors::raises_last_wqe_reached). rxe raises no QP event.
-  if (!sq_only && errors::raises_last_wqe_reached(a.config_.profile.error_profile, ctx.has_srq, true))
-    a.observer_.on_async_event({now(), a.id_, errors::AsyncEventType::QP_LAST_WQE_REACHED, ctx.qpn.value()});
+  if (!sq_only &&
+      errors::raises_last_wqe_reached(a.config_.profile.error_profile, ctx.has_srq, true))
+    a.observer_.on_async_event(
+        {now(), a.id_, errors::AsyncEventType::QP_LAST_WQE_REACHED, ctx.qpn.value()});
 }
 
 bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx::Sge>& sges,
@@ -529,7 +540,9 @@ bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx:
                                  mem::AccessResult& failure, std::uint32_t& bad_key) {
   out.clear();
   for (const tx::Sge& s : sges) {
-    if (s.length == 0) continue;  // zero-length SGEs are skipped without lookup (IBTA Vol. 1 §10.6; docs/spec-notes.md §7.3)
+    if (s.length == 0)
+      continue;  // zero-length SGEs are skipped without lookup (IBTA Vol. 1 §10.6;
+                 // docs/spec-notes.md §7.3)
     mem::AccessRequest req;
     req.op = op;
     req.key = mem::Key(s.lkey);
@@ -540,8 +553,8 @@ bool Adapter::Impl::resolve_sges(const qp::QpContext& ctx, const std::vector<tx:
     if (!r.ok()) {
       failure = r;
       bad_key = s.lkey;
-      a.observer_.on_access_denied({now(), a.id_, ctx.qpn.value(), s.lkey, s.addr, s.length,
-                                    mem::to_string(r.outcome)});
+      a.observer_.on_access_denied(
+          {now(), a.id_, ctx.qpn.value(), s.lkey, s.addr, s.length, mem::to_string(r.outcome)});
       return false;
     }
     out.push_back({r.host_addr, s.length});
@@ -558,7 +571,8 @@ void Adapter::Impl::copy_out(const std::vector<ResolvedSge>& sges, std::uint64_t
       offset -= s.length;
       continue;
     }
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(s.length - offset, out.size() - done));
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(s.length - offset, out.size() - done));
     a.memory_.read(s.host_addr + offset, out.subspan(done, n));
     done += n;
     offset = 0;
@@ -574,7 +588,8 @@ bool Adapter::Impl::copy_in(const std::vector<ResolvedSge>& sges, std::uint64_t 
       offset -= s.length;
       continue;
     }
-    const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(s.length - offset, in.size() - done));
+    const std::size_t n =
+        static_cast<std::size_t>(std::min<std::uint64_t>(s.length - offset, in.size() - done));
     a.memory_.write(s.host_addr + offset, in.subspan(done, n));
     done += n;
     offset = 0;

@@ -28,15 +28,15 @@ struct SendWqe {
   tx::SendWr wr;
   std::uint64_t length = 0;
   bool signaled = false;
-  bool started = false;            // PSNs assigned, plan made
-  bool done = false;               // completed (CQE generated or retired)
+  bool started = false;  // PSNs assigned, plan made
+  bool done = false;     // completed (CQE generated or retired)
   tx::SegmentPlan plan;
-  std::size_t next_pkt = 0;        // next packet of the plan to transmit
+  std::size_t next_pkt = 0;  // next packet of the plan to transmit
   qp::Psn first_psn, last_psn;
-  std::vector<ResolvedSge> sges;   // resolved gather (send) or scatter (READ/atomic result)
-  std::uint64_t read_received = 0; // READ: bytes placed so far
-  std::uint32_t read_resume = 0;   // READ re-issued by go-back-N: response packets to skip
-  bool holds_credit = false;       // READ/atomic/ATOMIC_WRITE: holds an rd_atomic credit
+  std::vector<ResolvedSge> sges;    // resolved gather (send) or scatter (READ/atomic result)
+  std::uint64_t read_received = 0;  // READ: bytes placed so far
+  std::uint32_t read_resume = 0;    // READ re-issued by go-back-N: response packets to skip
+  bool holds_credit = false;        // READ/atomic/ATOMIC_WRITE: holds an rd_atomic credit
 
   bool fully_sent() const { return started && next_pkt >= plan.packets.size(); }
   bool is_read_or_atomic() const;
@@ -66,26 +66,26 @@ struct Qp {
   Qp& operator=(const Qp&) = delete;
 
   qp::QpContext& ctx;
-  Srq* srq = nullptr;                  // the SRQ it takes receive WQEs from (ctx.has_srq), if any
+  Srq* srq = nullptr;  // the SRQ it takes receive WQEs from (ctx.has_srq), if any
   std::deque<SendWqe> sq;
   std::deque<RecvWqe> rq;
   std::optional<RecvWqe> active_recv;  // the receive WQE a multi-packet SEND is filling
   bool requester_scheduled = false;
-  std::uint32_t write_imm_total = 0;   // RETH DMA length of the WRITE_WITH_IMM in progress
-  sim::EventId retransmit_timer = 0;   // pending local ACK timeout event, 0 if none
-  sim::EventId rnr_timer = 0;          // pending RNR wait, 0 if none
-  bool timeout_retry = false;          // the retry in progress was started by the ACK timer
-  std::uint64_t cnps_received = 0;     // reaction point: CNPs addressed to this QP
+  std::uint32_t write_imm_total = 0;       // RETH DMA length of the WRITE_WITH_IMM in progress
+  sim::EventId retransmit_timer = 0;       // pending local ACK timeout event, 0 if none
+  sim::EventId rnr_timer = 0;              // pending RNR wait, 0 if none
+  bool timeout_retry = false;              // the retry in progress was started by the ACK timer
+  std::uint64_t cnps_received = 0;         // reaction point: CNPs addressed to this QP
   std::unique_ptr<cc::DcqcnSender> dcqcn;  // reaction point's rate and pacer (Profile::dcqcn)
-  std::uint16_t ip_id = 0;             // IPv4 identification, counted per QP so that one QP's
-                                       // retransmissions never change another QP's bytes
+  std::uint16_t ip_id = 0;                 // IPv4 identification, counted per QP so that one QP's
+                                           // retransmissions never change another QP's bytes
   std::optional<sim::SimTime> last_cnp_sent;  // notification point: rate limit per QP
   // Responder: the coalesced ACK not sent yet (Profile::ack, COALESCE mode).
   struct PendingAck {
-    bool armed = false;            // an AckReq'd packet waits for its ACK
-    std::uint32_t psn = 0;         // the latest executed SEND/WRITE packet, and the MSN after it
+    bool armed = false;     // an AckReq'd packet waits for its ACK
+    std::uint32_t psn = 0;  // the latest executed SEND/WRITE packet, and the MSN after it
     std::uint32_t msn = 0;
-    std::uint32_t unacked = 0;     // executed packets since the last ACK
+    std::uint32_t unacked = 0;  // executed packets since the last ACK
     sim::EventId timer = 0;
   } pending_ack;
 };
@@ -99,7 +99,7 @@ struct Adapter::Impl {
   std::uint32_t next_ah = 1;
   std::uint32_t next_cq = 1;
   TxPacer* pacer = nullptr;  // Adapter::set_tx_pacer
-  bool flushing = false;    // a flush is walking the queues: completions must not recurse
+  bool flushing = false;     // a flush is walking the queues: completions must not recurse
   std::vector<std::uint8_t> scratch;
 
   explicit Impl(Adapter& adapter) : a(adapter) {}
@@ -115,7 +115,9 @@ struct Adapter::Impl {
     return it == qps.end() ? nullptr : &it->second;
   }
   sim::SimTime now() const { return a.events_.now(); }
-  mem::QpRef qp_ref(const qp::QpContext& ctx) const { return {ctx.qpn.value(), mem::Pd{ctx.pd.value}}; }
+  mem::QpRef qp_ref(const qp::QpContext& ctx) const {
+    return {ctx.qpn.value(), mem::Pd{ctx.pd.value}};
+  }
   wire::FrameSpec base_spec(Qp& q, const qp::AddressVector& av, std::uint32_t dest_qpn);
   std::size_t transmit(const wire::FrameSpec& spec);  // returns the frame's length
   // The QP's DCQCN reaction point, made on first use (Profile::dcqcn).
@@ -126,7 +128,8 @@ struct Adapter::Impl {
   void complete(qp::CqId cq, const cq::Wc& wc, bool solicited, Qp& q, bool send_side);
   // A transport or local error moves the QP to ERR at once (so it takes no more packets); its
   // flush and the report of the transition are handled at the end of the simulated instant,
-  // for all QPs that failed in it, in the order errors::arbitrate gives (docs/error-arbitration.md).
+  // for all QPs that failed in it, in the order errors::arbitrate gives
+  // (docs/error-arbitration.md).
   void enter_error(Qp& q, errors::ErrorClass cause);
   void resolve_errors();
   struct PendingError {
@@ -138,7 +141,8 @@ struct Adapter::Impl {
   errors::RoundRobinCursor arbitration_cursor;
   void flush(Qp& q);
   bool resolve_sges(const qp::QpContext& ctx, const std::vector<tx::Sge>& sges, mem::MemOp op,
-                    std::vector<ResolvedSge>& out, mem::AccessResult& failure, std::uint32_t& bad_key);
+                    std::vector<ResolvedSge>& out, mem::AccessResult& failure,
+                    std::uint32_t& bad_key);
   void copy_out(const std::vector<ResolvedSge>& sges, std::uint64_t offset,
                 std::span<std::uint8_t> out);  // gather
   bool copy_in(const std::vector<ResolvedSge>& sges, std::uint64_t offset,
@@ -149,7 +153,7 @@ struct Adapter::Impl {
   void schedule_requester_at(Qp& q, sim::SimTime at);
   void run_requester(Qp& q);
   std::size_t send_packet(Qp& q, SendWqe& wqe, const tx::Segment& seg);  // frame bytes
-  bool start_wqe(Qp& q, SendWqe& wqe);  // false: cannot start now
+  bool start_wqe(Qp& q, SendWqe& wqe);                                   // false: cannot start now
   void complete_send(Qp& q, SendWqe& wqe, cq::WcStatus status);
 
   // The receive queue a QP takes its WQEs from: its own, or its SRQ's.
@@ -157,7 +161,7 @@ struct Adapter::Impl {
   void srq_consumed(const Qp& q);  // SRQ limit event
 
   // reliability.cpp: timers, retries and go-back-N (IBA §9.7.6; rxe_comp.c, rxe_req.c)
-  void arm_retransmit(Qp& q);     // (re)start the local ACK timer if anything is outstanding
+  void arm_retransmit(Qp& q);  // (re)start the local ACK timer if anything is outstanding
   void cancel_retransmit(Qp& q);
   void on_retransmit_timeout(Qp& q);
   // Counts one retry against retry_cnt; false (and the QP in ERR) when none is left.
@@ -181,16 +185,15 @@ struct Adapter::Impl {
   void ack_executed(Qp& q, std::uint32_t psn, bool ackreq);
   // Sends the pending coalesced ACK, if any; true if one was sent.
   bool flush_pending_ack(Qp& q);
-  void send_read_responses(Qp& q, std::uint32_t psn, std::uint64_t host_addr,
-                           std::uint32_t len, bool from_start);
+  void send_read_responses(Qp& q, std::uint32_t psn, std::uint64_t host_addr, std::uint32_t len,
+                           bool from_start);
   // A request refused for error class `cls` (refmodel/errors): the receive WQE it holds, if
   // any, completes with the table's status; the NAK / RNR NAK / silent drop; the state change.
   void refuse(Qp& q, const wire::ParsedFrame& p, errors::ErrorClass cls,
               std::optional<RecvWqe>* held, std::string_view detail);
-  void complete_receive(Qp& q, const RecvWqe& r, cq::WcStatus status,
-                        std::uint32_t byte_len = 0, std::uint32_t flags = 0, std::uint32_t imm = 0,
-                        std::uint32_t src_qp = 0, bool solicited = false,
-                        cq::WcOpcode opcode = cq::WcOpcode::RECV);
+  void complete_receive(Qp& q, const RecvWqe& r, cq::WcStatus status, std::uint32_t byte_len = 0,
+                        std::uint32_t flags = 0, std::uint32_t imm = 0, std::uint32_t src_qp = 0,
+                        bool solicited = false, cq::WcOpcode opcode = cq::WcOpcode::RECV);
   const errors::Outcome& outcome(const qp::QpContext& ctx, errors::ErrorClass cls) const {
     return errors::outcome(cls, ctx.type, a.config_.profile.error_profile);
   }

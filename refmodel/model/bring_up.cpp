@@ -7,7 +7,8 @@ namespace rocecert::model {
 std::optional<qp::ModifyResult> bring_up(Adapter& self, qp::Qpn qpn, const Adapter& peer,
                                          qp::Qpn peer_qpn, const BringUp& p) {
   const qp::QpContext* ctx = self.qps().find(qpn);
-  if (ctx == nullptr) return qp::ModifyResult{{qp::ModifyError::QP_NOT_FOUND, {}, qp::QpState::RESET}, {}};
+  if (ctx == nullptr)
+    return qp::ModifyResult{{qp::ModifyError::QP_NOT_FOUND, {}, qp::QpState::RESET}, {}};
   const qp::QpType type = ctx->type;
   qp::QpAttr at;
   at.port_num = 1;
@@ -25,11 +26,13 @@ std::optional<qp::ModifyResult> bring_up(Adapter& self, qp::Qpn qpn, const Adapt
   at.retry_cnt = p.retry_cnt;
   at.rnr_retry = p.rnr_retry;
   at.max_rd_atomic = p.max_rd_atomic;
-  const qp::QpState path[] = {qp::QpState::RESET, qp::QpState::INIT, qp::QpState::RTR, qp::QpState::RTS};
+  const qp::QpState path[] = {qp::QpState::RESET, qp::QpState::INIT, qp::QpState::RTR,
+                              qp::QpState::RTS};
   for (std::size_t i = 1; i < 4; ++i) {
     at.qp_state = path[i];
     const qp::TransitionRule rule = qp::transition_rule(type, path[i - 1], path[i]);
-    const qp::AttrMask mask = rule.required | qp::AttrMask::from_raw(static_cast<std::uint32_t>(qp::AttrBit::STATE));
+    const qp::AttrMask mask =
+        rule.required | qp::AttrMask::from_raw(static_cast<std::uint32_t>(qp::AttrBit::STATE));
     const qp::ModifyResult r = self.modify_qp(qpn, at, mask);
     if (!r.ok()) return r;
   }

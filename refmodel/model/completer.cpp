@@ -14,7 +14,9 @@ namespace {
 
 using wire::Operation;
 
-bool not_after(qp::Psn a, qp::Psn b) { return qp::psn_diff(a, b) <= 0; }
+bool not_after(qp::Psn a, qp::Psn b) {
+  return qp::psn_diff(a, b) <= 0;
+}
 
 }  // namespace
 
@@ -70,7 +72,8 @@ void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
       SendWqe* w = find_wqe(psn);
       if (w == nullptr) return drop("nak_for_no_wqe");
       // The NAK's code selects the error class and so the WQE's status (docs/spec-notes.md §4.3).
-      const auto cls = errors::error_for_syndrome(p.aeth.syndrome).value_or(errors::ErrorClass::REQ_RESERVED_NAK);
+      const auto cls = errors::error_for_syndrome(p.aeth.syndrome)
+                           .value_or(errors::ErrorClass::REQ_RESERVED_NAK);
       fail_wqe(q, *w, cls);
       return;
     }
@@ -92,7 +95,8 @@ void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
     if (w == nullptr) return drop("stale_response");
     const bool atomic_ack = op.operation == Operation::ATOMIC_ACK;
     const bool read = w->wr.opcode == tx::WrOpcode::RDMA_READ;
-    const bool zero_len_reply = w->wr.opcode == tx::WrOpcode::ATOMIC_WRITE || w->wr.opcode == tx::WrOpcode::FLUSH;
+    const bool zero_len_reply =
+        w->wr.opcode == tx::WrOpcode::ATOMIC_WRITE || w->wr.opcode == tx::WrOpcode::FLUSH;
     const bool atomic = w->wr.opcode == tx::WrOpcode::ATOMIC_CMP_AND_SWP ||
                         w->wr.opcode == tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
     if ((atomic_ack && !atomic) || (!atomic_ack && !read && !zero_len_reply)) {

@@ -39,7 +39,8 @@ bool Adapter::Impl::consume_retry(Qp& q, trace::RetryKind kind, qp::Psn from) {
     // Exhausted: the oldest outstanding WQE fails and the QP moves to ERR (IBTA Vol. 1 §9.7.6.1.3,
     // C9-140, §9.7.5.2.8; docs/spec-notes.md §5.2, §5.4).
     cancel_retransmit(q);
-    const auto cls = rnr ? errors::ErrorClass::REQ_RNR_RETRY_EXCEEDED : errors::ErrorClass::REQ_RETRY_EXCEEDED;
+    const auto cls =
+        rnr ? errors::ErrorClass::REQ_RNR_RETRY_EXCEEDED : errors::ErrorClass::REQ_RETRY_EXCEEDED;
     for (SendWqe& w : q.sq) {
       if (w.done || !w.started) continue;
       fail_wqe(q, w, cls);
@@ -65,7 +66,8 @@ void Adapter::Impl::go_back_n(Qp& q, qp::Psn from) {
   // responder's PSN (a sequence NAK's) can be past it when only its response was lost, and an
   // implicit ACK never completes it (docs/spec-notes.md §3.4).
   for (const SendWqe& w : q.sq) {
-    if (w.done || !w.started || !(w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH)) continue;
+    if (w.done || !w.started || !(w.is_read_or_atomic() || w.wr.opcode == tx::WrOpcode::FLUSH))
+      continue;
     if (qp::psn_before(w.first_psn, from)) {
       const std::int32_t got = w.wr.opcode == tx::WrOpcode::RDMA_READ
                                    ? static_cast<std::int32_t>(w.read_received / ctx.mtu)
@@ -77,7 +79,8 @@ void Adapter::Impl::go_back_n(Qp& q, qp::Psn from) {
   }
   for (SendWqe& w : q.sq) {
     if (w.done || !w.started || w.plan.packets.empty()) continue;
-    if (qp::psn_diff(w.last_psn, from) < 0) continue;  // wholly before `from`: awaiting its ACK only
+    if (qp::psn_diff(w.last_psn, from) < 0)
+      continue;  // wholly before `from`: awaiting its ACK only
     const std::int32_t into = qp::psn_diff(from, w.first_psn);
     if (into <= 0) {
       w.next_pkt = 0;

@@ -10,13 +10,18 @@ namespace rocecert::model {
 
 namespace {
 
-bool reliable(const qp::QpContext& ctx) { return ctx.type == qp::QpType::RC; }
+bool reliable(const qp::QpContext& ctx) {
+  return ctx.type == qp::QpType::RC;
+}
 
 wire::Transport transport_of(qp::QpType t) {
   switch (t) {
-    case qp::QpType::RC: return wire::Transport::RC;
-    case qp::QpType::UC: return wire::Transport::UC;
-    case qp::QpType::UD: return wire::Transport::UD;
+    case qp::QpType::RC:
+      return wire::Transport::RC;
+    case qp::QpType::UC:
+      return wire::Transport::UC;
+    case qp::QpType::UD:
+      return wire::Transport::UD;
   }
   return wire::Transport::RC;
 }
@@ -26,12 +31,15 @@ wire::Transport transport_of(qp::QpType t) {
 // RXE_MAX_UNACKED_PSNS; a packet exactly that far ahead still goes. Both points were found by
 // the lockstep replay of rc_write_bw_10000_mtu1024_loss5 (tests/model_vs_rxe_loss_test.cpp).
 bool window_full(const qp::QpContext& ctx, qp::Psn psn) {
-  return reliable(ctx) && qp::psn_diff(psn, ctx.req.comp_psn) > static_cast<std::int32_t>(ctx.req.max_unacked_psns);
+  return reliable(ctx) &&
+         qp::psn_diff(psn, ctx.req.comp_psn) > static_cast<std::int32_t>(ctx.req.max_unacked_psns);
 }
 
 }  // namespace
 
-void Adapter::Impl::schedule_requester(Qp& q) { schedule_requester_at(q, now()); }
+void Adapter::Impl::schedule_requester(Qp& q) {
+  schedule_requester_at(q, now());
+}
 
 void Adapter::Impl::schedule_requester_at(Qp& q, sim::SimTime at) {
   if (q.requester_scheduled) return;
@@ -42,7 +50,9 @@ void Adapter::Impl::schedule_requester_at(Qp& q, sim::SimTime at) {
   });
 }
 
-void Adapter::set_tx_pacer(TxPacer* pacer) { impl_->pacer = pacer; }
+void Adapter::set_tx_pacer(TxPacer* pacer) {
+  impl_->pacer = pacer;
+}
 
 void Adapter::kick_requester(qp::Qpn qpn) {
   if (Qp* q = impl_->find_qp(qpn)) impl_->schedule_requester(*q);
@@ -86,7 +96,8 @@ void Adapter::Impl::run_requester(Qp& q) {
       }
       ++w.next_pkt;
       const std::size_t bytes = send_packet(q, w, seg);
-      if (a.config_.profile.dcqcn) rate_controller(q).sent(now(), static_cast<std::uint32_t>(bytes));
+      if (a.config_.profile.dcqcn)
+        rate_controller(q).sent(now(), static_cast<std::uint32_t>(bytes));
       if (pacer != nullptr) pacer->sent(qpn.value(), now(), seg.length);
     }
     if (!w.fully_sent()) break;
@@ -144,7 +155,8 @@ bool Adapter::Impl::start_wqe(Qp& q, SendWqe& w) {
     return true;
   }
   if (w.is_read_or_atomic()) {
-    if (ctx.req.rd_atomic_credits == 0) return false;  // max_rd_atomic in flight (docs/spec-notes.md §3.2)
+    if (ctx.req.rd_atomic_credits == 0)
+      return false;  // max_rd_atomic in flight (docs/spec-notes.md §3.2)
     --ctx.req.rd_atomic_credits;
     w.holds_credit = true;
   }
@@ -160,8 +172,9 @@ bool Adapter::Impl::start_wqe(Qp& q, SendWqe& w) {
       // A local SGE that fails its check: LOC_PROT_ERR by the IB convention, LOC_QP_OP_ERR in
       // rxe (docs/spec-notes.md §5.5, §11.20); the errors table holds both.
       w.started = true;
-      fail_wqe(q, w, scatter ? errors::ErrorClass::REQ_LOCAL_SCATTER_PROTECTION
-                               : errors::ErrorClass::REQ_LOCAL_PROTECTION);
+      fail_wqe(q, w,
+               scatter ? errors::ErrorClass::REQ_LOCAL_SCATTER_PROTECTION
+                       : errors::ErrorClass::REQ_LOCAL_PROTECTION);
       return true;
     }
   }
@@ -179,7 +192,8 @@ bool Adapter::Impl::start_wqe(Qp& q, SendWqe& w) {
   if (w.plan.error != tx::SegmentError::NONE) {
     // A UD message longer than the MTU is silently not sent and completes successfully
     // (C10-93.1.1; rxe). Anything else was refused at post time already.
-    const bool ud_too_long = ctx.type == qp::QpType::UD && w.plan.error == tx::SegmentError::MESSAGE_TOO_LONG;
+    const bool ud_too_long =
+        ctx.type == qp::QpType::UD && w.plan.error == tx::SegmentError::MESSAGE_TOO_LONG;
     if (ud_too_long) {
       complete_send(q, w, cq::WcStatus::SUCCESS);
     } else {
@@ -285,7 +299,8 @@ void Adapter::Impl::complete_send(Qp& q, SendWqe& w, cq::WcStatus status) {
   if (status == cq::WcStatus::SUCCESS) {
     wc.opcode = cq::send_wc_opcode(w.wr.opcode).value_or(cq::WcOpcode::SEND);
     wc.byte_len = static_cast<std::uint32_t>(w.length);
-    if (w.wr.opcode == tx::WrOpcode::SEND_WITH_IMM || w.wr.opcode == tx::WrOpcode::RDMA_WRITE_WITH_IMM)
+    if (w.wr.opcode == tx::WrOpcode::SEND_WITH_IMM ||
+        w.wr.opcode == tx::WrOpcode::RDMA_WRITE_WITH_IMM)
       wc.wc_flags |= cq::kWcWithImm;
   }
   complete(ctx.send_cq, wc, false, q, true);

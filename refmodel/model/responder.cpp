@@ -36,11 +36,14 @@ bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
 bool qp_access_ok(std::uint32_t flags, Operation op) {
   const mem::Access a = mem::access_from_u32(flags);
   switch (op) {
-    case Operation::READ_REQUEST: return mem::any(a & mem::Access::REMOTE_READ);
+    case Operation::READ_REQUEST:
+      return mem::any(a & mem::Access::REMOTE_READ);
     case Operation::WRITE:
-    case Operation::ATOMIC_WRITE: return mem::any(a & mem::Access::REMOTE_WRITE);
+    case Operation::ATOMIC_WRITE:
+      return mem::any(a & mem::Access::REMOTE_WRITE);
     case Operation::COMPARE_SWAP:
-    case Operation::FETCH_ADD: return mem::any(a & mem::Access::REMOTE_ATOMIC);
+    case Operation::FETCH_ADD:
+      return mem::any(a & mem::Access::REMOTE_ATOMIC);
     case Operation::FLUSH:
       return mem::any(a & (mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT));
     case Operation::SEND:
@@ -48,7 +51,8 @@ bool qp_access_ok(std::uint32_t flags, Operation op) {
     case Operation::ACK:
     case Operation::ATOMIC_ACK:
     case Operation::RESYNC:
-    case Operation::CNP: return true;
+    case Operation::CNP:
+      return true;
   }
   return true;
 }
@@ -76,18 +80,23 @@ bool length_ok(const wire::ParsedFrame& p, std::uint32_t mtu) {
 
 mem::MemOp remote_op(Operation op) {
   switch (op) {
-    case Operation::READ_REQUEST: return mem::MemOp::REMOTE_READ;
+    case Operation::READ_REQUEST:
+      return mem::MemOp::REMOTE_READ;
     case Operation::COMPARE_SWAP:
-    case Operation::FETCH_ADD: return mem::MemOp::REMOTE_ATOMIC;
-    case Operation::ATOMIC_WRITE: return mem::MemOp::ATOMIC_WRITE;
-    case Operation::FLUSH: return mem::MemOp::FLUSH;
+    case Operation::FETCH_ADD:
+      return mem::MemOp::REMOTE_ATOMIC;
+    case Operation::ATOMIC_WRITE:
+      return mem::MemOp::ATOMIC_WRITE;
+    case Operation::FLUSH:
+      return mem::MemOp::FLUSH;
     case Operation::WRITE:
     case Operation::SEND:
     case Operation::READ_RESPONSE:
     case Operation::ACK:
     case Operation::ATOMIC_ACK:
     case Operation::RESYNC:
-    case Operation::CNP: break;
+    case Operation::CNP:
+      break;
   }
   return mem::MemOp::REMOTE_WRITE;
 }
@@ -137,7 +146,8 @@ void Adapter::Impl::ack_executed(Qp& q, std::uint32_t psn, bool ackreq) {
     case AckCoalescing::Mode::EVERY_PACKET:
       send_ack(q, psn, a.config_.profile.ack_syndrome_credits);
       return;
-    case AckCoalescing::Mode::COALESCE: break;
+    case AckCoalescing::Mode::COALESCE:
+      break;
   }
   // The ACK that goes out covers the latest executed packet (a coalesced ACK acknowledges
   // every PSN up to its own, IBA §9.7.5.1.1), with the MSN that packet left behind.
@@ -162,13 +172,13 @@ void Adapter::Impl::ack_executed(Qp& q, std::uint32_t psn, bool ackreq) {
       });
     }
   }
-  if (pa.armed && (policy.max_delay_ns == 0 || pa.unacked >= policy.max_packets)) flush_pending_ack(q);
+  if (pa.armed && (policy.max_delay_ns == 0 || pa.unacked >= policy.max_packets))
+    flush_pending_ack(q);
 }
 
-void Adapter::Impl::complete_receive(Qp& q, const RecvWqe& r,
-                                     cq::WcStatus status, std::uint32_t byte_len,
-                                     std::uint32_t flags, std::uint32_t imm, std::uint32_t src_qp,
-                                     bool solicited, cq::WcOpcode opcode) {
+void Adapter::Impl::complete_receive(Qp& q, const RecvWqe& r, cq::WcStatus status,
+                                     std::uint32_t byte_len, std::uint32_t flags, std::uint32_t imm,
+                                     std::uint32_t src_qp, bool solicited, cq::WcOpcode opcode) {
   const qp::QpContext& ctx = q.ctx;
   cq::Wc wc;
   wc.wr_id = r.wr.wr_id;
@@ -194,11 +204,14 @@ void Adapter::Impl::raise_events(const qp::QpContext& ctx, const errors::Outcome
 void Adapter::Impl::apply_state_change(Qp& q, errors::StateChange change,
                                        errors::ErrorClass cause) {
   switch (change) {
-    case errors::StateChange::NONE: return;
-    case errors::StateChange::ERR: return enter_error(q, cause);
+    case errors::StateChange::NONE:
+      return;
+    case errors::StateChange::ERR:
+      return enter_error(q, cause);
     case errors::StateChange::SQE:
       if (const auto t = a.qps_.enter_sq_error(q.ctx)) {
-        a.observer_.on_qp_transition({now(), a.id_, q.ctx.qpn.value(), t->from, t->to, errors::to_string(cause)});
+        a.observer_.on_qp_transition(
+            {now(), a.id_, q.ctx.qpn.value(), t->from, t->to, errors::to_string(cause)});
         flush(q);
       }
       return;
@@ -225,9 +238,10 @@ void Adapter::Impl::refuse(Qp& q, const wire::ParsedFrame& p, errors::ErrorClass
   switch (o.response) {
     case errors::Response::NAK:
     case errors::Response::RNR_NAK: {
-      const std::uint8_t syndrome = errors::nak_syndrome(o, ctx.attr.min_rnr_timer).value_or(o.nak_code);
-      a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), p.bth.psn, syndrome,
-                          detail.empty() ? name : detail});
+      const std::uint8_t syndrome =
+          errors::nak_syndrome(o, ctx.attr.min_rnr_timer).value_or(o.nak_code);
+      a.observer_.on_nak(
+          {now(), a.id_, ctx.qpn.value(), p.bth.psn, syndrome, detail.empty() ? name : detail});
       send_ack(q, p.bth.psn, syndrome);
       break;
     }
@@ -244,9 +258,8 @@ void Adapter::Impl::refuse(Qp& q, const wire::ParsedFrame& p, errors::ErrorClass
   apply_state_change(q, o.responder_state, cls);
 }
 
-void Adapter::Impl::send_read_responses(Qp& q, std::uint32_t psn,
-                                        std::uint64_t host_addr, std::uint32_t len,
-                                        bool from_start) {
+void Adapter::Impl::send_read_responses(Qp& q, std::uint32_t psn, std::uint64_t host_addr,
+                                        std::uint32_t len, bool from_start) {
   const qp::QpContext& ctx = q.ctx;
   // ceil(len / MTU) responses (one for a zero-length READ) with consecutive PSNs, AETH on
   // FIRST/LAST/ONLY; a READ resumed mid-way goes on with MIDDLE/LAST (rxe;
@@ -310,8 +323,8 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
     copy_in(r.sges, 40, p.payload());
     const bool imm = (op.flags & wire::kImm) != 0;
     complete_receive(q, r, cq::WcStatus::SUCCESS, 40u + p.payload_len,
-                  cq::kWcGrh | (imm ? cq::kWcWithImm : 0u), imm ? p.immdt.value : 0u,
-                  p.deth.srcqp, p.bth.se, cq::WcOpcode::RECV);
+                     cq::kWcGrh | (imm ? cq::kWcWithImm : 0u), imm ? p.immdt.value : 0u,
+                     p.deth.srcqp, p.bth.se, cq::WcOpcode::RECV);
     return;
   }
 
@@ -323,7 +336,8 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
       // (docs/spec-notes.md §3.3).
       if (!ctx.resp.sent_psn_nak) {
         ctx.resp.sent_psn_nak = true;
-        a.observer_.on_nak({now(), a.id_, ctx.qpn.value(), ctx.resp.epsn.value(), kNakPsnSeq, "psn_sequence"});
+        a.observer_.on_nak(
+            {now(), a.id_, ctx.qpn.value(), ctx.resp.epsn.value(), kNakPsnSeq, "psn_sequence"});
         send_ack(q, ctx.resp.epsn.value(), kNakPsnSeq);
       }
       return drop("psn_ahead");
@@ -373,9 +387,12 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
         // RESP_DUPLICATE_UNAVAILABLE: drop().retries(...); rxe duplicate_request, class D).
         if (!found)
           return refuse(q, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
-        mem::AccessRequest req{mem::MemOp::REMOTE_READ, mem::Key(rkey), qp_ref(ctx), va, len, 0, false};
+        mem::AccessRequest req{
+            mem::MemOp::REMOTE_READ, mem::Key(rkey), qp_ref(ctx), va, len, 0, false};
         const mem::AccessResult r = a.mem_.check(req);
-        if (!r.ok()) return refuse(q, p, errors::ErrorClass::RESP_RKEY_VIOLATION, nullptr, mem::to_string(r.outcome));
+        if (!r.ok())
+          return refuse(q, p, errors::ErrorClass::RESP_RKEY_VIOLATION, nullptr,
+                        mem::to_string(r.outcome));
         send_read_responses(q, psn, r.host_addr, len, from_start);
         return;
       }
@@ -413,10 +430,9 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
   if (!qp_access_ok(ctx.attr.qp_access_flags, op.operation))
     return refuse(q, p, errors::ErrorClass::RESP_QP_ACCESS, &q.active_recv, {});
   // ---- 4. Resources --------------------------------------------------------------------------
-  const bool rd_atomic = op.operation == Operation::READ_REQUEST ||
-                         op.operation == Operation::COMPARE_SWAP ||
-                         op.operation == Operation::FETCH_ADD ||
-                         op.operation == Operation::ATOMIC_WRITE;
+  const bool rd_atomic =
+      op.operation == Operation::READ_REQUEST || op.operation == Operation::COMPARE_SWAP ||
+      op.operation == Operation::FETCH_ADD || op.operation == Operation::ATOMIC_WRITE;
   if (rd_atomic && ctx.attr.max_dest_rd_atomic == 0)
     return refuse(q, p, errors::ErrorClass::RESP_NO_RESOURCES_RD_ATOMIC, nullptr, {});
   std::optional<RecvWqe> imm_recv;  // the WQE a WRITE_WITH_IMM consumes at its last packet
@@ -467,12 +483,14 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
                                     req.length, mem::to_string(target.outcome)});
       // A misaligned atomic is an invalid request, every other failure a remote access error
       // (docs/spec-notes.md §7.6, §4.4): the errors table maps the outcome.
-      const auto cls = errors::error_for_access(req.op, target.outcome, errors::AccessSite::RESPONDER)
-                           .value_or(errors::ErrorClass::RESP_RKEY_VIOLATION);
+      const auto cls =
+          errors::error_for_access(req.op, target.outcome, errors::AccessSite::RESPONDER)
+              .value_or(errors::ErrorClass::RESP_RKEY_VIOLATION);
       return refuse(q, p, cls, held, mem::to_string(target.outcome));
     }
     if (op.operation == Operation::WRITE) {
-      ctx.resp.write = {true, target.zero_length_exempt ? 0 : target.host_addr, p.reth.rkey, p.reth.dmalen};
+      ctx.resp.write = {true, target.zero_length_exempt ? 0 : target.host_addr, p.reth.rkey,
+                        p.reth.dmalen};
       q.write_imm_total = p.reth.dmalen;
     }
   }
@@ -517,7 +535,8 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
         q.active_recv.reset();
         ctx.resp.recv_wqe_active = false;
         if (inv_failed) {
-          if (rc && outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response == errors::Response::ACK)
+          if (rc && outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED).response ==
+                        errors::Response::ACK)
             ack_executed(q, psn, p.bth.ackreq);
           // docs/spec-notes.md §11.9: rxe ACKs (above), completes the receive with REM_INV_REQ_ERR
           // and moves the QP to ERR; the IBA profile NAKs instead (errors table).
@@ -525,12 +544,13 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
           const errors::Outcome& o = outcome(ctx, errors::ErrorClass::RESP_INVALIDATE_FAILED);
           if (o.response == errors::Response::ACK) {
             complete_receive(q, *failed, o.receive_status.value_or(cq::WcStatus::REM_INV_REQ_ERR));
-            return apply_state_change(q, o.responder_state, errors::ErrorClass::RESP_INVALIDATE_FAILED);
+            return apply_state_change(q, o.responder_state,
+                                      errors::ErrorClass::RESP_INVALIDATE_FAILED);
           }
           return refuse(q, p, errors::ErrorClass::RESP_INVALIDATE_FAILED, &failed, {});
         }
-        complete_receive(q, done, cq::WcStatus::SUCCESS, ctx.resp.recv_offset, flags, imm, 0, p.bth.se,
-                      cq::WcOpcode::RECV);
+        complete_receive(q, done, cq::WcStatus::SUCCESS, ctx.resp.recv_offset, flags, imm, 0,
+                         p.bth.se, cq::WcOpcode::RECV);
         // rxe completes before it acknowledges (rxe_resp.c: COMPLETE, then ACKNOWLEDGE): when
         // the receive CQ overruns, the QP is in ERR by now and the requester gets no ACK
         // (vectors/real/README.md, cq_overflow).
@@ -553,21 +573,31 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
         // rxe reports the RETH DMA length as byte_len (IBTA Vol. 1 §10.7.3.1;
         // docs/spec-notes.md §5.6).
         complete_receive(q, *imm_recv, cq::WcStatus::SUCCESS, q.write_imm_total, cq::kWcWithImm,
-                      p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
+                         p.immdt.value, 0, p.bth.se, cq::WcOpcode::RECV_RDMA_WITH_IMM);
       }
       // Acknowledged after the completion, as for SEND: not at all if the CQ overran.
       if (rc && qp::state_rules(ctx.state()).rq_processes) ack_executed(q, psn, p.bth.ackreq);
       return;
     }
     case Operation::READ_REQUEST: {
-      ++ctx.resp.msn;  // counted once, when the READ is accepted (C9-148; IBTA Vol. 1 C9-148; docs/spec-notes.md §3.5)
+      ++ctx.resp.msn;  // counted once, when the READ is accepted (C9-148; IBTA Vol. 1 C9-148;
+                       // docs/spec-notes.md §3.5)
       const std::uint32_t len = p.reth.dmalen;
       const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
       if (!ctx.resp.resources.empty()) {
         qp::ResponderResource& res = ctx.resp.resources[ctx.resp.res_head];
-        ctx.resp.res_head = (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
-        res = {qp::ResourceType::READ, qp::Psn(psn), qp::Psn(psn) + (n - 1), qp::Psn(psn) + n,
-               p.reth.va, len, p.reth.rkey, p.reth.va + len, 0, 0};
+        ctx.resp.res_head =
+            (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
+        res = {qp::ResourceType::READ,
+               qp::Psn(psn),
+               qp::Psn(psn) + (n - 1),
+               qp::Psn(psn) + n,
+               p.reth.va,
+               len,
+               p.reth.rkey,
+               p.reth.va + len,
+               0,
+               0};
       }
       send_read_responses(q, psn, target.host_addr, len, /*from_start=*/true);
       ctx.resp.epsn = qp::Psn(psn) + n;
@@ -583,7 +613,8 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
       ++ctx.resp.msn;
       if (!ctx.resp.resources.empty()) {
         qp::ResponderResource& res = ctx.resp.resources[ctx.resp.res_head];
-        ctx.resp.res_head = (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
+        ctx.resp.res_head =
+            (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
         res = {};
         res.type = qp::ResourceType::ATOMIC;
         res.first_psn = res.last_psn = qp::Psn(psn);

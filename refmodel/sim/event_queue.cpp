@@ -10,7 +10,9 @@ EventId EventQueue::schedule_at(SimTime at, Action action) {
   return id;
 }
 
-bool EventQueue::cancel(EventId id) { return pending_.erase(id) != 0; }
+bool EventQueue::cancel(EventId id) {
+  return pending_.erase(id) != 0;
+}
 
 void EventQueue::drop_cancelled_head() {
   while (!heap_.empty() && pending_.find(heap_.top().id) == pending_.end()) heap_.pop();

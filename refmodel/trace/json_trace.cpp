@@ -23,14 +23,16 @@ std::string json_string(std::string_view s) {
     out.push_back('"');
     return out;
   }
-  return nlohmann::json(std::string(s)).dump(-1, ' ', false,
-                                             nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {
 // Free text (causes, reasons, outcomes, rules) goes through json_string(); enum names come from
 // the model's fixed tables (identifiers) and are written as they are.
-std::string_view dir_name(Direction d) { return d == Direction::TX ? "tx" : "rx"; }
+std::string_view dir_name(Direction d) {
+  return d == Direction::TX ? "tx" : "rx";
+}
 
 // The frame as the reporting adapter decoded it, or decoded here when the event has no decode.
 std::string frame_summary(wire::ByteSpan bytes, const wire::ParsedFrame* parsed) {
@@ -44,9 +46,9 @@ std::string frame_summary(wire::ByteSpan bytes, const wire::ParsedFrame* parsed)
     return fmt::format(R"("len":{},"error":"{}")", bytes.size(), wire::to_string(p.error.code));
   }
   if (!p.has_bth) return fmt::format(R"("len":{},"roce":false)", bytes.size());
-  std::string s = fmt::format(R"("len":{},"opcode":"{}","dqpn":{},"psn":{},"ackreq":{},"payload_len":{})",
-                              bytes.size(), p.op->name, p.bth.dqpn, p.bth.psn, p.bth.ackreq ? 1 : 0,
-                              p.payload_len);
+  std::string s = fmt::format(
+      R"("len":{},"opcode":"{}","dqpn":{},"psn":{},"ackreq":{},"payload_len":{})", bytes.size(),
+      p.op->name, p.bth.dqpn, p.bth.psn, p.bth.ackreq ? 1 : 0, p.payload_len);
   if (p.has(wire::Header::Reth)) s += fmt::format(R"(,"dmalen":{})", p.reth.dmalen);
   if (p.has(wire::Header::Aeth))
     s += fmt::format(R"(,"aeth":"{}","msn":{})", wire::aeth_name(p.aeth.syndrome), p.aeth.msn);
@@ -60,9 +62,9 @@ std::string to_json(const FrameEvent& e) {
                      dir_name(e.dir), frame_summary(e.bytes, e.parsed));
 }
 std::string to_json(const QpTransitionEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"qp_state","adapter":{},"qpn":{},"from":"{}","to":"{}","cause":{}}})",
-                     e.t, e.adapter, e.qpn, qp::to_string(e.from), qp::to_string(e.to),
-                     json_string(e.cause));
+  return fmt::format(
+      R"({{"t":{},"ev":"qp_state","adapter":{},"qpn":{},"from":"{}","to":"{}","cause":{}}})", e.t,
+      e.adapter, e.qpn, qp::to_string(e.from), qp::to_string(e.to), json_string(e.cause));
 }
 std::string to_json(const CqeEvent& e) {
   const cq::Wc& w = e.wc;
@@ -72,16 +74,19 @@ std::string to_json(const CqeEvent& e) {
       w.qp_num, w.src_qp, w.wc_flags, w.imm_data, e.solicited ? 1 : 0);
 }
 std::string to_json(const NakEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"nak","adapter":{},"qpn":{},"psn":{},"syndrome":{},"reason":{}}})",
-                     e.t, e.adapter, e.qpn, e.psn, e.syndrome, json_string(e.reason));
+  return fmt::format(
+      R"({{"t":{},"ev":"nak","adapter":{},"qpn":{},"psn":{},"syndrome":{},"reason":{}}})", e.t,
+      e.adapter, e.qpn, e.psn, e.syndrome, json_string(e.reason));
 }
 std::string to_json(const RetryEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"retry","adapter":{},"qpn":{},"kind":"{}","from_psn":{},"retries_left":{}}})",
-                     e.t, e.adapter, e.qpn, to_string(e.kind), e.from_psn, e.retries_left);
+  return fmt::format(
+      R"({{"t":{},"ev":"retry","adapter":{},"qpn":{},"kind":"{}","from_psn":{},"retries_left":{}}})",
+      e.t, e.adapter, e.qpn, to_string(e.kind), e.from_psn, e.retries_left);
 }
 std::string to_json(const AccessDeniedEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"access_denied","adapter":{},"qpn":{},"key":{},"va":{},"length":{},"outcome":{}}})",
-                     e.t, e.adapter, e.qpn, e.key, e.va, e.length, json_string(e.outcome));
+  return fmt::format(
+      R"({{"t":{},"ev":"access_denied","adapter":{},"qpn":{},"key":{},"va":{},"length":{},"outcome":{}}})",
+      e.t, e.adapter, e.qpn, e.key, e.va, e.length, json_string(e.outcome));
 }
 std::string to_json(const AsyncEvent& e) {
   return fmt::format(R"({{"t":{},"ev":"async","adapter":{},"kind":"{}","object":{}}})", e.t,
@@ -99,26 +104,49 @@ std::string to_json(const FaultEvent& e) {
 }
 
 std::string to_json(const RateEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"rate","adapter":{},"qpn":{},"rate_gbps":{:.6f},"target_gbps":{:.6f},"alpha":{:.6f},"cause":{}}})",
-                     e.t, e.adapter, e.qpn, e.rate_gbps, e.target_gbps, e.alpha, json_string(e.cause));
+  return fmt::format(
+      R"({{"t":{},"ev":"rate","adapter":{},"qpn":{},"rate_gbps":{:.6f},"target_gbps":{:.6f},"alpha":{:.6f},"cause":{}}})",
+      e.t, e.adapter, e.qpn, e.rate_gbps, e.target_gbps, e.alpha, json_string(e.cause));
 }
 
-JsonTraceWriter::~JsonTraceWriter() { std::fflush(out_); }
+JsonTraceWriter::~JsonTraceWriter() {
+  std::fflush(out_);
+}
 
 void JsonTraceWriter::emit(const std::string& line) {
   std::fwrite(line.data(), 1, line.size(), out_);
   std::fputc('\n', out_);
 }
 
-void JsonTraceWriter::on_frame(const FrameEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_qp_transition(const QpTransitionEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_cqe(const CqeEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_nak(const NakEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_retry(const RetryEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_access_denied(const AccessDeniedEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_async_event(const AsyncEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_drop(const DropEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_fault(const FaultEvent& e) { emit(to_json(e)); }
-void JsonTraceWriter::on_rate(const RateEvent& e) { emit(to_json(e)); }
+void JsonTraceWriter::on_frame(const FrameEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_qp_transition(const QpTransitionEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_cqe(const CqeEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_nak(const NakEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_retry(const RetryEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_access_denied(const AccessDeniedEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_async_event(const AsyncEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_drop(const DropEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_fault(const FaultEvent& e) {
+  emit(to_json(e));
+}
+void JsonTraceWriter::on_rate(const RateEvent& e) {
+  emit(to_json(e));
+}
 
 }  // namespace rocecert::trace

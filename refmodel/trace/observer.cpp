@@ -36,10 +36,14 @@ void ObserverList::on_fault(const FaultEvent& e) {
 
 std::string_view to_string(RetryKind k) {
   switch (k) {
-    case RetryKind::TIMEOUT: return "timeout";
-    case RetryKind::SEQUENCE_NAK: return "sequence_nak";
-    case RetryKind::RNR_NAK: return "rnr_nak";
-    case RetryKind::IMPLIED_NAK: return "implied_nak";
+    case RetryKind::TIMEOUT:
+      return "timeout";
+    case RetryKind::SEQUENCE_NAK:
+      return "sequence_nak";
+    case RetryKind::RNR_NAK:
+      return "rnr_nak";
+    case RetryKind::IMPLIED_NAK:
+      return "implied_nak";
   }
   return "?";
 }

@@ -23,16 +23,26 @@ struct WireForm {
 constexpr WireForm wire_form(WrOpcode op) {
   using wire::Operation;
   switch (op) {
-    case WrOpcode::SEND: return {true, Operation::SEND, 0};
-    case WrOpcode::SEND_WITH_IMM: return {true, Operation::SEND, wire::kImm};
-    case WrOpcode::SEND_WITH_INV: return {true, Operation::SEND, wire::kInv};
-    case WrOpcode::RDMA_WRITE: return {true, Operation::WRITE, 0};
-    case WrOpcode::RDMA_WRITE_WITH_IMM: return {true, Operation::WRITE, wire::kImm};
-    case WrOpcode::RDMA_READ: return {true, Operation::READ_REQUEST, 0};
-    case WrOpcode::ATOMIC_CMP_AND_SWP: return {true, Operation::COMPARE_SWAP, 0};
-    case WrOpcode::ATOMIC_FETCH_AND_ADD: return {true, Operation::FETCH_ADD, 0};
-    case WrOpcode::FLUSH: return {true, Operation::FLUSH, 0};
-    case WrOpcode::ATOMIC_WRITE: return {true, Operation::ATOMIC_WRITE, 0};
+    case WrOpcode::SEND:
+      return {true, Operation::SEND, 0};
+    case WrOpcode::SEND_WITH_IMM:
+      return {true, Operation::SEND, wire::kImm};
+    case WrOpcode::SEND_WITH_INV:
+      return {true, Operation::SEND, wire::kInv};
+    case WrOpcode::RDMA_WRITE:
+      return {true, Operation::WRITE, 0};
+    case WrOpcode::RDMA_WRITE_WITH_IMM:
+      return {true, Operation::WRITE, wire::kImm};
+    case WrOpcode::RDMA_READ:
+      return {true, Operation::READ_REQUEST, 0};
+    case WrOpcode::ATOMIC_CMP_AND_SWP:
+      return {true, Operation::COMPARE_SWAP, 0};
+    case WrOpcode::ATOMIC_FETCH_AND_ADD:
+      return {true, Operation::FETCH_ADD, 0};
+    case WrOpcode::FLUSH:
+      return {true, Operation::FLUSH, 0};
+    case WrOpcode::ATOMIC_WRITE:
+      return {true, Operation::ATOMIC_WRITE, 0};
     case WrOpcode::LOCAL_INV:
     case WrOpcode::BIND_MW:
     case WrOpcode::TSO:
@@ -107,12 +117,18 @@ std::uint8_t wire_opcode(wire::Transport transport, WrOpcode op, wire::Position 
 
 std::string_view to_string(SegmentError e) {
   switch (e) {
-    case SegmentError::NONE: return "none";
-    case SegmentError::NOT_A_WIRE_OPERATION: return "not_a_wire_operation";
-    case SegmentError::OPCODE_NOT_ON_TRANSPORT: return "opcode_not_on_transport";
-    case SegmentError::BAD_MTU: return "bad_mtu";
-    case SegmentError::MESSAGE_TOO_LONG: return "message_too_long";
-    case SegmentError::BAD_ATOMIC_LENGTH: return "bad_atomic_length";
+    case SegmentError::NONE:
+      return "none";
+    case SegmentError::NOT_A_WIRE_OPERATION:
+      return "not_a_wire_operation";
+    case SegmentError::OPCODE_NOT_ON_TRANSPORT:
+      return "opcode_not_on_transport";
+    case SegmentError::BAD_MTU:
+      return "bad_mtu";
+    case SegmentError::MESSAGE_TOO_LONG:
+      return "message_too_long";
+    case SegmentError::BAD_ATOMIC_LENGTH:
+      return "bad_atomic_length";
   }
   return "?";
 }
@@ -171,7 +187,8 @@ SegmentPlan segment(const SegmentRequest& r) {
     Segment s;
     const bool last = i + 1 == packets;
     wire::Position pos = wire::Position::ONLY;
-    if (packets > 1) pos = i == 0 ? wire::Position::FIRST : last ? wire::Position::LAST : wire::Position::MIDDLE;
+    if (packets > 1)
+      pos = i == 0 ? wire::Position::FIRST : last ? wire::Position::LAST : wire::Position::MIDDLE;
     s.opcode = wire_opcode(r.transport, r.opcode, pos);
     s.psn = static_cast<std::uint32_t>((r.first_psn + i) & wire::kMask24);
     if (data) {

@@ -9,7 +9,8 @@ namespace rocecert::wire {
 std::string_view to_string(DecodeErrc e) {
   switch (e) {
 #define ROCECERT_X(name, text) \
-  case DecodeErrc::name: return #name;
+  case DecodeErrc::name:       \
+    return #name;
     ROCECERT_DECODE_ERRORS(ROCECERT_X)
 #undef ROCECERT_X
   }
@@ -19,7 +20,8 @@ std::string_view to_string(DecodeErrc e) {
 std::string_view describe(DecodeErrc e) {
   switch (e) {
 #define ROCECERT_X(name, text) \
-  case DecodeErrc::name: return text;
+  case DecodeErrc::name:       \
+    return text;
     ROCECERT_DECODE_ERRORS(ROCECERT_X)
 #undef ROCECERT_X
   }
@@ -175,7 +177,8 @@ struct Decoder {
     if (p.udp.length < kUdpLen || p.udp.length > end - off)
       return fail(DecodeErrc::bad_udp_length, off + 4);
     // A first fragment of a RoCEv2 packet: the transport cannot be decoded.
-    if ((p.ip.version == 4) && (p.ip.frag & 0x2000)) return fail(DecodeErrc::ipv4_fragment, p.ip_off + 6);
+    if ((p.ip.version == 4) && (p.ip.frag & 0x2000))
+      return fail(DecodeErrc::ipv4_fragment, p.ip_off + 6);
     bth_end = off + p.udp.length;
     return true;
   }

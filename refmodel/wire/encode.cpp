@@ -21,7 +21,8 @@ namespace {
 
 std::size_t ip_header_len(const FrameSpec& s) {
   // A spec with an IHL below 5 still gets a whole 20-byte header (the IHL field lies).
-  return s.ip.version == 6 ? kIpv6Len : std::max<std::size_t>(kIpv4MinLen, std::size_t{s.ip.ihl} * 4);
+  return s.ip.version == 6 ? kIpv6Len
+                           : std::max<std::size_t>(kIpv4MinLen, std::size_t{s.ip.ihl} * 4);
 }
 
 // The codec is faithful to BTH:PadCnt for every opcode: encode() writes the pad the spec holds
@@ -93,8 +94,9 @@ std::size_t encode_into(const FrameSpec& s, std::vector<std::uint8_t>& out) {
   std::copy(s.eth.src.begin(), s.eth.src.end(), f.begin() + 6);
   if (s.eth.has_vlan) {
     store_be16(f, 12, kEtherTypeVlan);
-    store_be16(f, 14, (std::uint32_t{s.eth.vlan.pcp} << 13) | (s.eth.vlan.dei ? 0x1000u : 0u) |
-                          (s.eth.vlan.vid & 0x0FFFu));
+    store_be16(f, 14,
+               (std::uint32_t{s.eth.vlan.pcp} << 13) | (s.eth.vlan.dei ? 0x1000u : 0u) |
+                   (s.eth.vlan.vid & 0x0FFFu));
   }
   store_be16(f, l2 - 2, s.eth.ethertype);
 
@@ -142,7 +144,8 @@ std::size_t encode_into(const FrameSpec& s, std::vector<std::uint8_t>& out) {
   // Pad bytes are zero (IBA §9.2: "pad bytes ... shall be zero") and already are.
   const std::size_t icrc_at = l4 - kIcrcLen;
   const std::uint32_t icrc =
-      s.icrc ? *s.icrc : compute_icrc(ByteSpan(f).subspan(ip, l3 + kUdpLen + icrc_at), s.ip.version, l3);
+      s.icrc ? *s.icrc
+             : compute_icrc(ByteSpan(f).subspan(ip, l3 + kUdpLen + icrc_at), s.ip.version, l3);
   store_le32(t, icrc_at, icrc);
   return out.size() - start;
 }

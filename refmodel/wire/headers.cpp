@@ -32,20 +32,26 @@ void write_bth(MutableByteSpan b, const Bth& h) {
   store_be24(b, 9, h.psn & kMask24);
 }
 
-Rdeth read_rdeth(ByteSpan b) { return {load_be24(b, 1)}; }
+Rdeth read_rdeth(ByteSpan b) {
+  return {load_be24(b, 1)};
+}
 void write_rdeth(MutableByteSpan b, const Rdeth& h) {
   b[0] = 0;
   store_be24(b, 1, h.eecnxt & kMask24);
 }
 
-Deth read_deth(ByteSpan b) { return {load_be32(b, 0), load_be24(b, 5)}; }
+Deth read_deth(ByteSpan b) {
+  return {load_be32(b, 0), load_be24(b, 5)};
+}
 void write_deth(MutableByteSpan b, const Deth& h) {
   store_be32(b, 0, h.qkey);
   b[4] = 0;
   store_be24(b, 5, h.srcqp & kMask24);
 }
 
-Xrceth read_xrceth(ByteSpan b) { return {load_be24(b, 1)}; }
+Xrceth read_xrceth(ByteSpan b) {
+  return {load_be24(b, 1)};
+}
 void write_xrceth(MutableByteSpan b, const Xrceth& h) {
   b[0] = 0;
   store_be24(b, 1, h.xrcsrq & kMask24);
@@ -60,7 +66,9 @@ void write_feth(MutableByteSpan b, const Feth& h) {
   b[3] = static_cast<std::uint8_t>((h.placement & 0xF) | ((h.selectivity & 0x3) << 4));
 }
 
-Reth read_reth(ByteSpan b) { return {load_be64(b, 0), load_be32(b, 8), load_be32(b, 12)}; }
+Reth read_reth(ByteSpan b) {
+  return {load_be64(b, 0), load_be32(b, 8), load_be32(b, 12)};
+}
 void write_reth(MutableByteSpan b, const Reth& h) {
   store_be64(b, 0, h.va);
   store_be32(b, 8, h.rkey);
@@ -77,27 +85,45 @@ void write_atomiceth(MutableByteSpan b, const AtomicEth& h) {
   store_be64(b, 20, h.compare);
 }
 
-Aeth read_aeth(ByteSpan b) { return {b[0], load_be24(b, 1)}; }
+Aeth read_aeth(ByteSpan b) {
+  return {b[0], load_be24(b, 1)};
+}
 void write_aeth(MutableByteSpan b, const Aeth& h) {
   b[0] = h.syndrome;
   store_be24(b, 1, h.msn & kMask24);
 }
 
-AtomicAckEth read_atomicacketh(ByteSpan b) { return {load_be64(b, 0)}; }
-void write_atomicacketh(MutableByteSpan b, const AtomicAckEth& h) { store_be64(b, 0, h.orig); }
+AtomicAckEth read_atomicacketh(ByteSpan b) {
+  return {load_be64(b, 0)};
+}
+void write_atomicacketh(MutableByteSpan b, const AtomicAckEth& h) {
+  store_be64(b, 0, h.orig);
+}
 
-ImmDt read_immdt(ByteSpan b) { return {load_be32(b, 0)}; }
-void write_immdt(MutableByteSpan b, const ImmDt& h) { store_be32(b, 0, h.value); }
+ImmDt read_immdt(ByteSpan b) {
+  return {load_be32(b, 0)};
+}
+void write_immdt(MutableByteSpan b, const ImmDt& h) {
+  store_be32(b, 0, h.value);
+}
 
-Ieth read_ieth(ByteSpan b) { return {load_be32(b, 0)}; }
-void write_ieth(MutableByteSpan b, const Ieth& h) { store_be32(b, 0, h.rkey); }
+Ieth read_ieth(ByteSpan b) {
+  return {load_be32(b, 0)};
+}
+void write_ieth(MutableByteSpan b, const Ieth& h) {
+  store_be32(b, 0, h.rkey);
+}
 
 std::string_view aeth_name(std::uint8_t syndrome) {
   switch (aeth_kind(syndrome)) {
-    case AethKind::ACK: return "ACK";
-    case AethKind::RNR_NAK: return "RNR_NAK";
-    case AethKind::RESERVED: return "RESERVED";
-    case AethKind::NAK: break;
+    case AethKind::ACK:
+      return "ACK";
+    case AethKind::RNR_NAK:
+      return "RNR_NAK";
+    case AethKind::RESERVED:
+      return "RESERVED";
+    case AethKind::NAK:
+      break;
   }
   const std::optional<NakCode> code = nak_code(syndrome);
   return code ? nak_name(*code) : "NAK_RESERVED";

@@ -28,13 +28,13 @@ std::uint32_t compute_icrc(ByteSpan packet, unsigned ip_version, std::size_t ip_
   const std::size_t head_len = ip_header_len + kUdp + kBth;
   std::memcpy(head.data(), packet.data(), head_len);
   if (ip_version == 4) {
-    head[1] = 0xFF;                // TOS (DSCP + ECN)
-    head[8] = 0xFF;                // TTL
-    head[10] = head[11] = 0xFF;    // header checksum
+    head[1] = 0xFF;              // TOS (DSCP + ECN)
+    head[8] = 0xFF;              // TTL
+    head[10] = head[11] = 0xFF;  // header checksum
   } else {
-    head[0] |= 0x0F;               // traffic class, high nibble
+    head[0] |= 0x0F;                     // traffic class, high nibble
     head[1] = head[2] = head[3] = 0xFF;  // traffic class low nibble + flow label
-    head[7] = 0xFF;                // hop limit
+    head[7] = 0xFF;                      // hop limit
   }
   const std::size_t udp = ip_header_len;
   head[udp + 6] = head[udp + 7] = 0xFF;  // UDP checksum

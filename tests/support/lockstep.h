@@ -26,8 +26,8 @@
 #include <vector>
 
 #include "model_pair.h"
-#include "wire_row.h"
 #include "rocecert/pcap/reader.h"
+#include "wire_row.h"
 
 namespace rocecert::testing {
 
@@ -63,8 +63,8 @@ inline std::vector<CapturedPacket> load_packets(const std::string& path) {
 class Lockstep : public model::FramePort, public model::TxPacer {
  public:
   struct Options {
-    bool requests_may_be_lost = false;   // netem loss on A's egress
-    bool responses_may_be_lost = false;  // netem loss on B's egress
+    bool requests_may_be_lost = false;        // netem loss on A's egress
+    bool responses_may_be_lost = false;       // netem loss on B's egress
     bool requests_may_be_duplicated = false;  // netem duplicate on A's egress
     // netem reorder/delay on A's egress: a model packet not seen yet may still show up this
     // many captured requests later (0: only in order).
@@ -74,15 +74,15 @@ class Lockstep : public model::FramePort, public model::TxPacer {
     sim::SimTime start_ns = 1'000;  // model time of the capture's first frame
   };
   struct Report {
-    std::size_t requests = 0, responses = 0;          // captured packets matched
+    std::size_t requests = 0, responses = 0;            // captured packets matched
     std::size_t lost_requests = 0, lost_responses = 0;  // model packets taken as lost
-    std::size_t skipped_bad_icrc = 0;                  // captured, corrupted: B drops them
+    std::size_t skipped_bad_icrc = 0;                   // captured, corrupted: B drops them
     std::size_t reordered_requests = 0, duplicated_requests = 0;
     sim::SimTime max_ahead_ns = 0;  // how far model time ran past a request's capture time
     std::uint64_t max_ahead_frame = 0;
     std::vector<std::string> mismatches;
     std::size_t failed_index = SIZE_MAX;  // position in the replayed sequence of the first mismatch
-    std::vector<std::string> context;  // the replay so far, newest last (for a failure)
+    std::vector<std::string> context;     // the replay so far, newest last (for a failure)
   };
 
   // `top_up` runs before each captured packet: it posts work the run still needs (perftest
@@ -126,7 +126,8 @@ class Lockstep : public model::FramePort, public model::TxPacer {
     for (const Held& h : held_) {
       const std::string what = describe(wire_row(wire::decode(h.frame)));
       if (!opt_.requests_may_be_lost) {
-        rep.mismatches.push_back("end of capture: the model sent " + what + ", which the capture never shows");
+        rep.mismatches.push_back("end of capture: the model sent " + what +
+                                 ", which the capture never shows");
         rep.failed_index = capture.size();
         break;
       }
@@ -175,10 +176,11 @@ class Lockstep : public model::FramePort, public model::TxPacer {
     return true;
   }
 
-  void deliver_request(const CapturedPacket& c, Report& rep, std::vector<std::uint8_t> f, bool deliver,
-                       const char* how) {
+  void deliver_request(const CapturedPacket& c, Report& rep, std::vector<std::uint8_t> f,
+                       bool deliver, const char* how) {
     ++rep.requests;
-    note(rep, "frame " + std::to_string(c.frame) + " A→B " + describe(c.row) + how + (deliver ? "" : " (bad ICRC)"));
+    note(rep, "frame " + std::to_string(c.frame) + " A→B " + describe(c.row) + how +
+                  (deliver ? "" : " (bad ICRC)"));
     if (opt_.requests_may_be_duplicated) {
       recent_.push_back(f);
       if (recent_.size() > 32) recent_.pop_front();
@@ -190,10 +192,12 @@ class Lockstep : public model::FramePort, public model::TxPacer {
   bool age_held(const CapturedPacket& c, Report& rep) {
     while (!held_.empty() && held_.front().age > opt_.reorder_window) {
       if (!opt_.requests_may_be_lost)
-        return fail(rep, c, "the model sent " + describe(wire_row(wire::decode(held_.front().frame))) +
-                                ", which the capture never shows");
+        return fail(rep, c,
+                    "the model sent " + describe(wire_row(wire::decode(held_.front().frame))) +
+                        ", which the capture never shows");
       ++rep.lost_requests;
-      note(rep, "  (model A→B " + describe(wire_row(wire::decode(held_.front().frame))) + ": lost before the tap)");
+      note(rep, "  (model A→B " + describe(wire_row(wire::decode(held_.front().frame))) +
+                    ": lost before the tap)");
       held_.pop_front();
     }
     return true;
@@ -333,8 +337,8 @@ inline std::string format(const Lockstep::Report& r) {
   o << r.requests << " requests and " << r.responses << " responses matched, " << r.lost_requests
     << " model requests and " << r.lost_responses << " responses taken as lost, "
     << r.skipped_bad_icrc << " corrupted, " << r.reordered_requests << " reordered, "
-    << r.duplicated_requests << " duplicated, model ahead by up to " << r.max_ahead_ns << " ns (frame "
-    << r.max_ahead_frame << ")";
+    << r.duplicated_requests << " duplicated, model ahead by up to " << r.max_ahead_ns
+    << " ns (frame " << r.max_ahead_frame << ")";
   for (const auto& m : r.mismatches) o << "\n  MISMATCH " << m;
   if (!r.mismatches.empty()) {
     o << "\n  replay so far:";

@@ -20,7 +20,7 @@ using qp::AttrBit;
 using qp::QpState;
 
 struct Recorder : trace::Observer {
-  std::vector<std::string> tx;  // "A:RC_SEND_ONLY"
+  std::vector<std::string> tx;                       // "A:RC_SEND_ONLY"
   std::vector<std::vector<std::uint8_t>> frames[2];  // transmitted frames, per adapter
   std::vector<std::string> naks;
   std::vector<std::string> transitions;
@@ -84,7 +84,8 @@ struct Pair {
     sim.connect(*a.ad, *b.ad, 1000);
     for (Side* s : {&a, &b}) {
       s->pd = s->ad->alloc_pd().value;
-      s->mr = s->ad->reg_mr({s->pd, kBase, kMrSize, mem::access_from_u32(access), std::nullopt}).value;
+      s->mr =
+          s->ad->reg_mr({s->pd, kBase, kMrSize, mem::access_from_u32(access), std::nullopt}).value;
       s->cq = s->ad->create_cq(64);
       qp::CreateQpParams p;
       p.type = type;

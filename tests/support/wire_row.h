@@ -44,7 +44,8 @@ inline std::string describe(const WireRow& r) {
   o << wire::opcode_info(r.opcode).name << " psn=" << r.psn << (r.ackreq ? " A" : "")
     << " len=" << r.payload_len;
   if (r.dmalen) o << " dmalen=" << *r.dmalen;
-  if (r.syndrome) o << " aeth=" << wire::aeth_name(static_cast<std::uint8_t>(*r.syndrome)) << " msn=" << *r.msn;
+  if (r.syndrome)
+    o << " aeth=" << wire::aeth_name(static_cast<std::uint8_t>(*r.syndrome)) << " msn=" << *r.msn;
   return o.str();
 }
 

@@ -451,10 +451,10 @@ TEST(Dcqcn, Deterministic) {
 }
 
 TEST(DcqcnPacer, SpacingAtRate) {
-  constexpr std::uint64_t kGbps = 1'000'000;  // in kb/s
+  constexpr std::uint64_t kGbps = 1'000'000;                        // in kb/s
   EXPECT_EQ(RatePacer::serialization_ns(1250, 10 * kGbps), 1000u);  // 10000 bits at 10 Gb/s
-  EXPECT_EQ(RatePacer::serialization_ns(1000, 3 * kGbps), 2667u);  // 8000 / 3 = 2666.67, up
-  EXPECT_EQ(RatePacer::serialization_ns(1, 1), 8'000'000u);        // 8 bits at 1 kb/s: 8 ms
+  EXPECT_EQ(RatePacer::serialization_ns(1000, 3 * kGbps), 2667u);   // 8000 / 3 = 2666.67, up
+  EXPECT_EQ(RatePacer::serialization_ns(1, 1), 8'000'000u);         // 8 bits at 1 kb/s: 8 ms
   EXPECT_EQ(RatePacer::serialization_ns(4096, 0), 0u);
 
   RatePacer pacer;

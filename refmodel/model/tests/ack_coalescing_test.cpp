@@ -27,7 +27,8 @@ struct ResponseLog : trace::Observer {
   void on_frame(const trace::FrameEvent& e) override {
     if (e.dir != trace::Direction::TX || e.adapter != 1) return;
     const wire::ParsedFrame p = wire::decode(e.bytes);
-    rows.push_back({e.t, std::string(p.op->name), p.bth.psn, p.has(wire::Header::Aeth) ? p.aeth.msn : 0,
+    rows.push_back({e.t, std::string(p.op->name), p.bth.psn,
+                    p.has(wire::Header::Aeth) ? p.aeth.msn : 0,
                     p.has(wire::Header::Aeth) ? p.aeth.syndrome : std::uint8_t{0}});
   }
   std::vector<std::uint32_t> ack_psns() const {
@@ -83,7 +84,8 @@ TEST(AckPolicy, EveryPacketModeAcksEveryPacketWithTheMsnSoFar) {
   AckPair t(mode(model::AckCoalescing::Mode::EVERY_PACKET));
   t.writes(2, 3000);
   t.sim.run_until(10'000'000);
-  EXPECT_EQ(t.log.ack_psns(), (std::vector<std::uint32_t>{0x100, 0x101, 0x102, 0x103, 0x104, 0x105}));
+  EXPECT_EQ(t.log.ack_psns(),
+            (std::vector<std::uint32_t>{0x100, 0x101, 0x102, 0x103, 0x104, 0x105}));
   // The MSN counts complete messages: 0, 0, 1 for the first WRITE, then 1, 1, 2.
   std::vector<std::uint32_t> msns;
   for (const auto& r : t.log.rows) msns.push_back(r.msn);
@@ -129,7 +131,7 @@ TEST(AckPolicy, PendingAckGoesOutBeforeAReadResponseAndANak) {
   tx::SendWr good = t.wr(11, tx::WrOpcode::RDMA_WRITE, kBase, 100);
   good.remote_addr = kBase + 0x20000;
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, good), model::PostError::OK);  // PSN 0x103: ACK pending
-  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, bad), model::PostError::OK);  // PSN 0x104
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, bad), model::PostError::OK);   // PSN 0x104
   t.sim.run_until(10'000'000);
   std::vector<std::string> seq;
   for (const auto& row : t.log.rows) seq.push_back(row.op + "@" + std::to_string(row.psn - 0x100));

@@ -51,8 +51,9 @@ TEST(Adapter, RcReadBringsTheBytesBack) {
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, w), model::PostError::OK);
   t.sim.run_until();
   EXPECT_EQ(t.a.ad->memory().read_bytes(kBase + 0x100, 3000), data);
-  EXPECT_EQ(t.rec.tx, (std::vector<std::string>{"A:RC_RDMA_READ_REQUEST", "B:RC_RDMA_READ_RESPONSE_FIRST",
-                                                "B:RC_RDMA_READ_RESPONSE_MIDDLE", "B:RC_RDMA_READ_RESPONSE_LAST"}));
+  EXPECT_EQ(t.rec.tx, (std::vector<std::string>{
+                          "A:RC_RDMA_READ_REQUEST", "B:RC_RDMA_READ_RESPONSE_FIRST",
+                          "B:RC_RDMA_READ_RESPONSE_MIDDLE", "B:RC_RDMA_READ_RESPONSE_LAST"}));
   const auto wc = t.poll(t.a);
   ASSERT_EQ(wc.size(), 1u);
   EXPECT_EQ(wc[0].opcode, cq::WcOpcode::RDMA_READ);
@@ -73,8 +74,8 @@ TEST(Adapter, RcAtomicsExecuteOnceAndReturnTheOriginal) {
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, cs), model::PostError::OK);
   t.sim.run_until();
   EXPECT_EQ(t.b.ad->memory().load_u64(kBase + 0x3000), 0xABCDEFu);  // 100 + 5, then swapped
-  EXPECT_EQ(t.a.ad->memory().load_u64(kBase), 100u);                 // FETCH_ADD's original
-  EXPECT_EQ(t.a.ad->memory().load_u64(kBase + 8), 105u);             // CMP_SWAP's original
+  EXPECT_EQ(t.a.ad->memory().load_u64(kBase), 100u);                // FETCH_ADD's original
+  EXPECT_EQ(t.a.ad->memory().load_u64(kBase + 8), 105u);            // CMP_SWAP's original
   const auto wc = t.poll(t.a);
   ASSERT_EQ(wc.size(), 2u);
   EXPECT_EQ(wc[0].opcode, cq::WcOpcode::FETCH_ADD);
@@ -85,7 +86,8 @@ TEST(Adapter, RcSendWithImmediateLandsInTheReceiveBuffer) {
   Pair t;
   const auto data = pattern(1500, 1);
   t.a.ad->memory().write(kBase, data);
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {99, {{kBase + 0x4000, 4096, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {99, {{kBase + 0x4000, 4096, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
   auto w = t.wr(3, tx::WrOpcode::SEND_WITH_IMM, kBase, 1500);
   w.imm_data = 0x01020304;
   w.send_flags |= tx::kSendSolicited;
@@ -111,7 +113,8 @@ TEST(Adapter, RcWriteWithBadRkeyIsNakedAndBothQpsGoToError) {
   bad.rkey ^= 0x5A;  // wrong key byte
   auto next = t.wr(6, tx::WrOpcode::RDMA_WRITE, kBase, 64);
   next.remote_addr = kBase;
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {77, {{kBase, 64, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {77, {{kBase, 64, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, bad), model::PostError::OK);
   ASSERT_EQ(t.a.ad->post_send(t.a.qpn, next), model::PostError::OK);
   t.sim.run_until();
@@ -132,13 +135,15 @@ TEST(Adapter, RcWriteWithBadRkeyIsNakedAndBothQpsGoToError) {
 
 TEST(Adapter, RcSendWithoutReceiveIsRnrNakedAndRetriedUntilAReceiveIsPosted) {
   Pair t;  // min_rnr_timer 12 (0.64 ms), rnr_retry 7 = retry forever
-  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 10)), model::PostError::OK);
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 10)),
+            model::PostError::OK);
   t.sim.run_until(2'000'000);  // 2 ms: the first try and three retries 0.64 ms apart
   ASSERT_EQ(t.rec.naks.size(), 4u);
   for (const auto& n : t.rec.naks) EXPECT_EQ(n, "rnr");
   EXPECT_EQ(t.b.ad->qps().find(t.b.qpn)->state(), QpState::RTS);  // an RNR NAK changes nothing
   EXPECT_TRUE(t.poll(t.a).empty());
-  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {5, {{kBase, 64, t.b.mr.lkey.value()}}}), model::PostError::OK);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {5, {{kBase, 64, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
   t.sim.run_until(4'000'000);
   const auto wc = t.poll(t.a);
   ASSERT_EQ(wc.size(), 1u);
@@ -164,7 +169,8 @@ TEST(Adapter, UcWriteAndUdSend) {
     Pair t(qp::QpType::UD);
     const auto data = pattern(100, 8);
     t.a.ad->memory().write(kBase, data);
-    ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {5, {{kBase + 0x100, 1024, t.b.mr.lkey.value()}}}), model::PostError::OK);
+    ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {5, {{kBase + 0x100, 1024, t.b.mr.lkey.value()}}}),
+              model::PostError::OK);
     qp::AddressVector av;
     av.dgid = t.b.ad->config().gid;
     av.dmac = t.b.ad->config().mac;
@@ -202,16 +208,22 @@ TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
   for (int i = 0; i < 2; ++i) {
     model::BringUp up;
     up.access = 0xE;
-    ASSERT_FALSE(model::bring_up(*t.a.ad, a_qps[static_cast<std::size_t>(i)], *t.b.ad, b_qps[static_cast<std::size_t>(i)], up));
-    ASSERT_FALSE(model::bring_up(*t.b.ad, b_qps[static_cast<std::size_t>(i)], *t.a.ad, a_qps[static_cast<std::size_t>(i)], up));
+    ASSERT_FALSE(model::bring_up(*t.a.ad, a_qps[static_cast<std::size_t>(i)], *t.b.ad,
+                                 b_qps[static_cast<std::size_t>(i)], up));
+    ASSERT_FALSE(model::bring_up(*t.b.ad, b_qps[static_cast<std::size_t>(i)], *t.a.ad,
+                                 a_qps[static_cast<std::size_t>(i)], up));
   }
   EXPECT_EQ(t.b.ad->post_recv(b_qps[0], {1, {}}), model::PostError::SRQ_ATTACHED);
   for (std::uint64_t i = 0; i < 3; ++i)
-    ASSERT_EQ(t.b.ad->post_srq_recv(srq, {100 + i, {{kBase + 0x1000 * i, 0x1000, t.b.mr.lkey.value()}}}), model::PostError::OK);
+    ASSERT_EQ(
+        t.b.ad->post_srq_recv(srq, {100 + i, {{kBase + 0x1000 * i, 0x1000, t.b.mr.lkey.value()}}}),
+        model::PostError::OK);
   ASSERT_TRUE(t.b.ad->arm_srq_limit(srq, 2));
   struct AsyncSpy : trace::Observer {
     std::vector<std::string> events;
-    void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(errors::to_string(e.kind)); }
+    void on_async_event(const trace::AsyncEvent& e) override {
+      events.emplace_back(errors::to_string(e.kind));
+    }
   } spy;
   t.sim.observers().add(&spy);
   for (std::size_t i = 0; i < 2; ++i) {
@@ -231,7 +243,8 @@ TEST(Adapter, SharedReceiveQueueServesSeveralQpsAndSignalsItsLimit) {
 TEST(Adapter, AQpOnAnSrqThatEntersErrRaisesLastWqeReachedUnderIba) {
   // IBA §11.6.3 (errors::raises_last_wqe_reached): once a QP attached to an SRQ is in ERR it
   // takes no more WQEs from it, and says so; the SRQ keeps its WQEs. rxe raises no QP event.
-  for (const errors::ErrorProfile profile : {errors::ErrorProfile::IBA, errors::ErrorProfile::RXE}) {
+  for (const errors::ErrorProfile profile :
+       {errors::ErrorProfile::IBA, errors::ErrorProfile::RXE}) {
     SCOPED_TRACE(std::string(errors::to_string(profile)));
     Pair t(qp::QpType::RC, 1024, 0xF, 0x100, 0x200,
            [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; });
@@ -249,20 +262,30 @@ TEST(Adapter, AQpOnAnSrqThatEntersErrRaisesLastWqeReachedUnderIba) {
     model::BringUp up;
     up.access = 0xE;
     ASSERT_FALSE(model::bring_up(*t.b.ad, on_srq, *t.a.ad, peer, up));
-    ASSERT_EQ(t.b.ad->post_srq_recv(srq, {7, {{kBase, 64, t.b.mr.lkey.value()}}}), model::PostError::OK);
+    ASSERT_EQ(t.b.ad->post_srq_recv(srq, {7, {{kBase, 64, t.b.mr.lkey.value()}}}),
+              model::PostError::OK);
     struct AsyncSpy : trace::Observer {
       std::vector<std::pair<std::string, std::uint32_t>> events;
-      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(errors::to_string(e.kind), e.object); }
+      void on_async_event(const trace::AsyncEvent& e) override {
+        events.emplace_back(errors::to_string(e.kind), e.object);
+      }
     } spy;
     t.sim.observers().add(&spy);
     qp::QpAttr attr;
     attr.qp_state = QpState::ERR;
-    ASSERT_TRUE(t.b.ad->modify_qp(on_srq, attr, qp::AttrMask::from_raw(static_cast<std::uint32_t>(AttrBit::STATE))).ok());
+    ASSERT_TRUE(t.b.ad
+                    ->modify_qp(on_srq, attr,
+                                qp::AttrMask::from_raw(static_cast<std::uint32_t>(AttrBit::STATE)))
+                    .ok());
     attr.qp_state = QpState::ERR;  // a QP without an SRQ: no such event
-    ASSERT_TRUE(t.b.ad->modify_qp(t.b.qpn, attr, qp::AttrMask::from_raw(static_cast<std::uint32_t>(AttrBit::STATE))).ok());
+    ASSERT_TRUE(t.b.ad
+                    ->modify_qp(t.b.qpn, attr,
+                                qp::AttrMask::from_raw(static_cast<std::uint32_t>(AttrBit::STATE)))
+                    .ok());
     t.sim.run_until();
     if (profile == errors::ErrorProfile::IBA) {
-      EXPECT_EQ(spy.events, (std::vector<std::pair<std::string, std::uint32_t>>{{"QP_LAST_WQE_REACHED", on_srq.value()}}));
+      EXPECT_EQ(spy.events, (std::vector<std::pair<std::string, std::uint32_t>>{
+                                {"QP_LAST_WQE_REACHED", on_srq.value()}}));
     } else {
       EXPECT_TRUE(spy.events.empty());
     }
@@ -353,9 +376,10 @@ TEST(Adapter, QpsFailingInTheSameInstantAreFlushedInArbitrationOrder) {
   }
   t.sim.run_until();
   std::vector<std::string> got;
-  for (const cq::Wc& wc : t.poll(t.a)) got.push_back(std::to_string(wc.wr_id) + ":" + std::string(cq::to_string(wc.status)));
+  for (const cq::Wc& wc : t.poll(t.a))
+    got.push_back(std::to_string(wc.wr_id) + ":" + std::string(cq::to_string(wc.status)));
   EXPECT_EQ(got, (std::vector<std::string>{"20:REM_ACCESS_ERR", "10:REM_ACCESS_ERR",  // NAK order
-                                           "11:WR_FLUSH_ERR", "21:WR_FLUSH_ERR"}));  // QPN order
+                                           "11:WR_FLUSH_ERR", "21:WR_FLUSH_ERR"}));   // QPN order
 }
 
 TEST(Adapter, TheIbaProfileRaisesTheTablesAffiliatedAsyncEvents) {
@@ -366,7 +390,9 @@ TEST(Adapter, TheIbaProfileRaisesTheTablesAffiliatedAsyncEvents) {
            [profile](model::AdapterConfig& c) { c.profile.error_profile = profile; });
     struct AsyncSpy : trace::Observer {
       std::vector<std::string> events;
-      void on_async_event(const trace::AsyncEvent& e) override { events.emplace_back(errors::to_string(e.kind)); }
+      void on_async_event(const trace::AsyncEvent& e) override {
+        events.emplace_back(errors::to_string(e.kind));
+      }
     } spy;
     t.sim.observers().add(&spy);
     tx::SendWr bad = t.wr(1, tx::WrOpcode::RDMA_WRITE, kBase, 64);
@@ -374,10 +400,12 @@ TEST(Adapter, TheIbaProfileRaisesTheTablesAffiliatedAsyncEvents) {
     bad.rkey ^= 0x100;
     ASSERT_EQ(t.a.ad->post_send(t.a.qpn, bad), model::PostError::OK);
     t.sim.run_until();
-    const auto& row = errors::outcome(errors::ErrorClass::RESP_RKEY_VIOLATION, qp::QpType::RC, profile);
+    const auto& row =
+        errors::outcome(errors::ErrorClass::RESP_RKEY_VIOLATION, qp::QpType::RC, profile);
     std::vector<std::string> want;
     for (const auto e : row.events)
-      if (e != errors::AsyncEventType::NONE && e != errors::AsyncEventType::CQ_ERR) want.emplace_back(errors::to_string(e));
+      if (e != errors::AsyncEventType::NONE && e != errors::AsyncEventType::CQ_ERR)
+        want.emplace_back(errors::to_string(e));
     EXPECT_EQ(spy.events, want);
     if (profile == errors::ErrorProfile::IBA) {
       EXPECT_FALSE(want.empty());

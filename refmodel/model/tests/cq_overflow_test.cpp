@@ -18,7 +18,8 @@ namespace {
 struct AsyncLog : trace::Observer {
   std::vector<std::string> events;
   void on_async_event(const trace::AsyncEvent& e) override {
-    events.push_back(std::to_string(e.adapter) + ":" + std::string(errors::to_string(e.kind)) + ":" + std::to_string(e.object));
+    events.push_back(std::to_string(e.adapter) + ":" + std::string(errors::to_string(e.kind)) +
+                     ":" + std::to_string(e.object));
   }
 };
 
@@ -48,7 +49,8 @@ struct SharedCqPairs : Pair {
     up.access = 0xE;
     up.timeout = 8;    // 1.05 ms
     up.retry_cnt = 2;  // two retries, then RETRY_EXC_ERR
-    for (auto [x, y, px, py] : {std::tuple{a1, b1, 0x1000u, 0x2000u}, std::tuple{a2, b2, 0x3000u, 0x4000u}}) {
+    for (auto [x, y, px, py] :
+         {std::tuple{a1, b1, 0x1000u, 0x2000u}, std::tuple{a2, b2, 0x3000u, 0x4000u}}) {
       up.sq_psn = px;
       up.rq_psn = py;
       EXPECT_FALSE(model::bring_up(*a.ad, x, *b.ad, y, up));
@@ -58,7 +60,8 @@ struct SharedCqPairs : Pair {
     }
   }
   void recv(qp::Qpn q, std::uint64_t id) {
-    ASSERT_EQ(b.ad->post_recv(q, {id, {{kBase + id * 256, 256, b.mr.lkey.value()}}}), model::PostError::OK);
+    ASSERT_EQ(b.ad->post_recv(q, {id, {{kBase + id * 256, 256, b.mr.lkey.value()}}}),
+              model::PostError::OK);
   }
   void send(qp::Qpn q, std::uint64_t id) {
     tx::SendWr w = wr(id, tx::WrOpcode::SEND, kBase, 64);

@@ -74,7 +74,9 @@ TEST(DcqcnInModel, WithoutCnpsPacketsLeaveAtLineRateEcnCapable) {
   for (std::size_t i = 1; i < t.log.rows.size(); ++i) {
     // Each packet waits for the previous one's serialization at 25 Gb/s: ceil(bytes * 8 / 25).
     const auto& prev = t.log.rows[i - 1];
-    EXPECT_EQ(t.log.rows[i].t - prev.t, cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(prev.bytes), 25'000'000)) << i;
+    EXPECT_EQ(t.log.rows[i].t - prev.t,
+              cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(prev.bytes), 25'000'000))
+        << i;
   }
   for (const Sent& s : t.log.rows) EXPECT_EQ(s.ecn, 2u);  // ECT(0)
   EXPECT_EQ(t.a.ad->send_rate_gbps(t.a.qpn), 25.0);
@@ -96,7 +98,8 @@ TEST(DcqcnInModel, CnpsCutTheRateAndWidenTheGaps) {
   ASSERT_EQ(wc.size(), 4u);
   for (const auto& c : wc) EXPECT_EQ(c.status, cq::WcStatus::SUCCESS);
   for (int i = 0; i < 4; ++i)
-    EXPECT_EQ(t.b.ad->memory().read_bytes(kBase + 0x40000 + static_cast<std::uint64_t>(i) * 0x4000, 0x4000),
+    EXPECT_EQ(t.b.ad->memory().read_bytes(kBase + 0x40000 + static_cast<std::uint64_t>(i) * 0x4000,
+                                          0x4000),
               std::vector<std::uint8_t>(data.begin(), data.begin() + 0x4000));
   ASSERT_GT(t.a.ad->cnps_received(t.a.qpn), 1u);
   ASSERT_EQ(t.log.rates.size(), t.a.ad->cnps_received(t.a.qpn));
@@ -116,7 +119,9 @@ TEST(DcqcnInModel, CnpsCutTheRateAndWidenTheGaps) {
   for (std::size_t i = 1; i < t.log.rows.size(); ++i) {
     if (t.log.rows[i - 1].t < cut) continue;
     EXPECT_GE(t.log.rows[i].t - t.log.rows[i - 1].t,
-              cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(t.log.rows[i - 1].bytes), 12'500'000)) << i;
+              cc::RatePacer::serialization_ns(static_cast<std::uint32_t>(t.log.rows[i - 1].bytes),
+                                              12'500'000))
+        << i;
   }
 }
 

@@ -1147,7 +1147,8 @@ struct KnownDisagreement {
   const char* table_value;
 };
 const KnownDisagreement kKnownDisagreements[] = {
-    // The table infers an invalid-request NAK ("no public source quotes the IBTA text on it"); Table 63
+    // The table infers an invalid-request NAK ("no public source quotes the IBTA text on it");
+    // Table 63
     // puts a failed invalidation in class J: no NAK.
     {"RESP_INVALIDATE_FAILED", RC, "response", "NAK 0x61"},
     {"RESP_INVALIDATE_FAILED", RC, "requester", "IBV_WC_REM_INV_REQ_ERR"},

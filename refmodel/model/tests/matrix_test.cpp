@@ -54,11 +54,16 @@ TEST(ModelMatrix, EveryDataOpcodeTypeAndSizeClass) {
   constexpr std::uint32_t kMtu = 1024;
   const std::uint64_t sizes[] = {0, 1, kMtu - 1, kMtu, kMtu + 1, 3 * kMtu, 5 * kMtu + 3, 64 * 1024};
   const Case cases[] = {
-      {qp::QpType::RC, tx::WrOpcode::SEND},         {qp::QpType::RC, tx::WrOpcode::SEND_WITH_IMM},
-      {qp::QpType::RC, tx::WrOpcode::SEND_WITH_INV}, {qp::QpType::RC, tx::WrOpcode::RDMA_WRITE},
-      {qp::QpType::RC, tx::WrOpcode::RDMA_WRITE_WITH_IMM}, {qp::QpType::RC, tx::WrOpcode::RDMA_READ},
-      {qp::QpType::UC, tx::WrOpcode::SEND},         {qp::QpType::UC, tx::WrOpcode::SEND_WITH_IMM},
-      {qp::QpType::UC, tx::WrOpcode::RDMA_WRITE},   {qp::QpType::UC, tx::WrOpcode::RDMA_WRITE_WITH_IMM},
+      {qp::QpType::RC, tx::WrOpcode::SEND},
+      {qp::QpType::RC, tx::WrOpcode::SEND_WITH_IMM},
+      {qp::QpType::RC, tx::WrOpcode::SEND_WITH_INV},
+      {qp::QpType::RC, tx::WrOpcode::RDMA_WRITE},
+      {qp::QpType::RC, tx::WrOpcode::RDMA_WRITE_WITH_IMM},
+      {qp::QpType::RC, tx::WrOpcode::RDMA_READ},
+      {qp::QpType::UC, tx::WrOpcode::SEND},
+      {qp::QpType::UC, tx::WrOpcode::SEND_WITH_IMM},
+      {qp::QpType::UC, tx::WrOpcode::RDMA_WRITE},
+      {qp::QpType::UC, tx::WrOpcode::RDMA_WRITE_WITH_IMM},
   };
   int runs = 0;
   for (const Case& c : cases) {
@@ -97,10 +102,14 @@ TEST(ModelMatrix, EveryDataOpcodeTypeAndSizeClass) {
       const std::string tp = c.type == qp::QpType::RC ? "RC_" : "UC_";
       std::vector<std::string> want = {tp + "RDMA_READ_REQUEST"};
       if (c.op == tx::WrOpcode::SEND) want = expected_requests(tp, "SEND", "", len, kMtu);
-      if (c.op == tx::WrOpcode::SEND_WITH_IMM) want = expected_requests(tp, "SEND", "_WITH_IMMEDIATE", len, kMtu);
-      if (c.op == tx::WrOpcode::SEND_WITH_INV) want = expected_requests(tp, "SEND", "_WITH_INVALIDATE", len, kMtu);
-      if (c.op == tx::WrOpcode::RDMA_WRITE) want = expected_requests(tp, "RDMA_WRITE", "", len, kMtu);
-      if (c.op == tx::WrOpcode::RDMA_WRITE_WITH_IMM) want = expected_requests(tp, "RDMA_WRITE", "_WITH_IMMEDIATE", len, kMtu);
+      if (c.op == tx::WrOpcode::SEND_WITH_IMM)
+        want = expected_requests(tp, "SEND", "_WITH_IMMEDIATE", len, kMtu);
+      if (c.op == tx::WrOpcode::SEND_WITH_INV)
+        want = expected_requests(tp, "SEND", "_WITH_INVALIDATE", len, kMtu);
+      if (c.op == tx::WrOpcode::RDMA_WRITE)
+        want = expected_requests(tp, "RDMA_WRITE", "", len, kMtu);
+      if (c.op == tx::WrOpcode::RDMA_WRITE_WITH_IMM)
+        want = expected_requests(tp, "RDMA_WRITE", "_WITH_IMMEDIATE", len, kMtu);
       EXPECT_EQ(sent_by(t.rec, "A:"), want);
       // The responder's answer: RC ACKs the last packet (AckReq there), READs come back as
       // responses; UC never answers.
@@ -140,8 +149,9 @@ TEST(ModelMatrix, EveryDataOpcodeTypeAndSizeClass) {
         } else {
           EXPECT_EQ(rwc[0].status, cq::WcStatus::SUCCESS);
           EXPECT_EQ(rwc[0].byte_len, len);
-          EXPECT_EQ(rwc[0].opcode, c.op == tx::WrOpcode::RDMA_WRITE_WITH_IMM ? cq::WcOpcode::RECV_RDMA_WITH_IMM
-                                                                              : cq::WcOpcode::RECV);
+          EXPECT_EQ(rwc[0].opcode, c.op == tx::WrOpcode::RDMA_WRITE_WITH_IMM
+                                       ? cq::WcOpcode::RECV_RDMA_WITH_IMM
+                                       : cq::WcOpcode::RECV);
         }
       }
     }
@@ -155,50 +165,61 @@ struct KeyCase {
   const char* name;
   tx::WrOpcode op;
   std::function<void(Pair&, tx::SendWr&)> spoil;
-  std::uint8_t nak;          // expected AETH syndrome from B
-  cq::WcStatus status;       // expected on A
+  std::uint8_t nak;     // expected AETH syndrome from B
+  cq::WcStatus status;  // expected on A
 };
 
 }  // namespace
 
 TEST(ModelMatrix, KeyChecksGiveTheSpecNakAndStatus) {
   const KeyCase cases[] = {
-      {"wrong key byte", tx::WrOpcode::RDMA_WRITE, [](Pair&, tx::SendWr& w) { w.rkey ^= 0x01; }, 0x62,
-       cq::WcStatus::REM_ACCESS_ERR},
+      {"wrong key byte", tx::WrOpcode::RDMA_WRITE, [](Pair&, tx::SendWr& w) { w.rkey ^= 0x01; },
+       0x62, cq::WcStatus::REM_ACCESS_ERR},
       {"wrong index", tx::WrOpcode::RDMA_READ, [](Pair&, tx::SendWr& w) { w.rkey += 0x100; }, 0x62,
        cq::WcStatus::REM_ACCESS_ERR},
       {"one byte past the end", tx::WrOpcode::RDMA_WRITE,
-       [](Pair&, tx::SendWr& w) { w.remote_addr = kBase + kMrSize - w.sg_list[0].length + 1; }, 0x62,
-       cq::WcStatus::REM_ACCESS_ERR},
+       [](Pair&, tx::SendWr& w) { w.remote_addr = kBase + kMrSize - w.sg_list[0].length + 1; },
+       0x62, cq::WcStatus::REM_ACCESS_ERR},
       {"one byte before the start", tx::WrOpcode::RDMA_READ,
        [](Pair&, tx::SendWr& w) { w.remote_addr = kBase - 1; }, 0x62, cq::WcStatus::REM_ACCESS_ERR},
       {"va+len wraps 2^64", tx::WrOpcode::RDMA_WRITE,
-       [](Pair&, tx::SendWr& w) { w.remote_addr = 0xFFFFFFFFFFFFFF00ull; }, 0x62, cq::WcStatus::REM_ACCESS_ERR},
+       [](Pair&, tx::SendWr& w) { w.remote_addr = 0xFFFFFFFFFFFFFF00ull; }, 0x62,
+       cq::WcStatus::REM_ACCESS_ERR},
       {"wrong PD", tx::WrOpcode::RDMA_WRITE,
        [](Pair& t, tx::SendWr& w) {
          const mem::Pd other = t.b.ad->alloc_pd().value;
-         w.rkey = t.b.ad->reg_mr({other, kBase, 4096, mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt})
+         w.rkey = t.b.ad
+                      ->reg_mr({other, kBase, 4096,
+                                mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt})
                       .value.rkey.value();
          w.remote_addr = kBase;
        },
        0x62, cq::WcStatus::REM_ACCESS_ERR},
       {"MR without REMOTE_READ", tx::WrOpcode::RDMA_READ,
        [](Pair& t, tx::SendWr& w) {
-         w.rkey = t.b.ad->reg_mr({t.b.pd, kBase, 4096, mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt})
+         w.rkey = t.b.ad
+                      ->reg_mr({t.b.pd, kBase, 4096,
+                                mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt})
                       .value.rkey.value();
          w.remote_addr = kBase;
        },
        0x62, cq::WcStatus::REM_ACCESS_ERR},
       {"MR without REMOTE_ATOMIC", tx::WrOpcode::ATOMIC_FETCH_AND_ADD,
        [](Pair& t, tx::SendWr& w) {
-         w.rkey = t.b.ad->reg_mr({t.b.pd, kBase, 4096, mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt})
+         w.rkey = t.b.ad
+                      ->reg_mr({t.b.pd, kBase, 4096,
+                                mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt})
                       .value.rkey.value();
          w.remote_addr = kBase;
        },
        0x62, cq::WcStatus::REM_ACCESS_ERR},
       {"deregistered MR", tx::WrOpcode::RDMA_WRITE,
        [](Pair& t, tx::SendWr& w) {
-         const auto mr = t.b.ad->reg_mr({t.b.pd, kBase, 4096, mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt}).value;
+         const auto mr =
+             t.b.ad
+                 ->reg_mr({t.b.pd, kBase, 4096,
+                           mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE, std::nullopt})
+                 .value;
          w.rkey = mr.rkey.value();
          w.remote_addr = kBase;
          EXPECT_EQ(t.b.ad->mem_table().dereg_mr(mr.id), mem::MemErrc::OK);

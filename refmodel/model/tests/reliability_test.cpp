@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
+#include <cstdio>
+#include <cstdlib>
 #include "model_pair.h"
 #include "rocecert/model/faults.h"
 #include "rocecert/trace/json_trace.h"
-#include <cstdio>
-#include <cstdlib>
 #include "rocecert/wire/sample_frames.h"
 
 using namespace rocecert;
@@ -24,7 +24,8 @@ namespace {
 
 std::vector<std::uint8_t> data_of(std::size_t n, std::uint8_t seed) {
   std::vector<std::uint8_t> v(n);
-  for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint8_t>(seed * 31 + i * 7 + (i >> 9));
+  for (std::size_t i = 0; i < n; ++i)
+    v[i] = static_cast<std::uint8_t>(seed * 31 + i * 7 + (i >> 9));
   return v;
 }
 
@@ -79,8 +80,9 @@ TEST(Reliability, WriteSurvivesTheLossOfItsFirstMiddleOrLastPacket) {
     // A lost FIRST or MIDDLE is seen by the responder as a gap (PSN sequence NAK); a lost LAST
     // leaves nothing behind it, so only the ACK timer finds it (IBTA Vol. 1 §9.7.6.1.3, C9-140;
     // docs/spec-notes.md §3.3, §5.2).
-    EXPECT_EQ(t.retries.kinds[0], std::string(lost) == "RC_RDMA_WRITE_LAST" ? trace::RetryKind::TIMEOUT
-                                                                           : trace::RetryKind::SEQUENCE_NAK);
+    EXPECT_EQ(t.retries.kinds[0], std::string(lost) == "RC_RDMA_WRITE_LAST"
+                                      ? trace::RetryKind::TIMEOUT
+                                      : trace::RetryKind::SEQUENCE_NAK);
   }
 }
 
@@ -162,7 +164,8 @@ TEST(Reliability, RetryExhaustionFailsTheWqeAndFlushesTheRest) {
   up.timeout = 8;
   ASSERT_FALSE(model::bring_up(*t.a.ad, q, *t.b.ad, qp::Qpn(0x777), up));  // no such QP on B
   for (std::uint64_t i = 1; i <= 3; ++i)
-    ASSERT_EQ(t.a.ad->post_send(q, t.wr(i, tx::WrOpcode::RDMA_WRITE, kBase, 64)), model::PostError::OK);
+    ASSERT_EQ(t.a.ad->post_send(q, t.wr(i, tx::WrOpcode::RDMA_WRITE, kBase, 64)),
+              model::PostError::OK);
   t.sim.run_until(100'000'000);
   const auto wc = t.poll(t.a);
   ASSERT_EQ(wc.size(), 3u);
@@ -222,7 +225,10 @@ struct WindowWatch : trace::Observer {
     const qp::QpContext* ctx = requester->qps().find(qpn);
     const qp::Psn psn(p.bth.psn);
     if (qp::psn_before(psn, ctx->req.comp_psn) || !qp::psn_before(psn, ctx->req.next_psn)) {
-      if (ok) std::fprintf(stderr, "window: t=%llu %s psn %u comp %u next %u\n", static_cast<unsigned long long>(e.t), std::string(p.op->name).c_str(), psn.value(), ctx->req.comp_psn.value(), ctx->req.next_psn.value());
+      if (ok)
+        std::fprintf(stderr, "window: t=%llu %s psn %u comp %u next %u\n",
+                     static_cast<unsigned long long>(e.t), std::string(p.op->name).c_str(),
+                     psn.value(), ctx->req.comp_psn.value(), ctx->req.next_psn.value());
       ok = false;
     }
     if (ctx->req.outstanding_psns() > ctx->req.max_unacked_psns + 64) ok = false;
@@ -240,7 +246,8 @@ Outcome run_workload(std::uint64_t seed, const model::FaultPlan& plan,
   std::FILE* dbg = nullptr;
   std::unique_ptr<trace::JsonTraceWriter> writer;
   if (std::getenv("ROCECERT_DEBUG_TRACE") && !plan.empty() &&
-      std::to_string(seed) == (std::getenv("ROCECERT_DEBUG_SEED") ? std::getenv("ROCECERT_DEBUG_SEED") : "")) {
+      std::to_string(seed) ==
+          (std::getenv("ROCECERT_DEBUG_SEED") ? std::getenv("ROCECERT_DEBUG_SEED") : "")) {
     dbg = std::fopen(std::getenv("ROCECERT_DEBUG_TRACE"), "w");
     writer = std::make_unique<trace::JsonTraceWriter>(dbg);
     t.sim.observers().add(writer.get());
@@ -253,7 +260,8 @@ Outcome run_workload(std::uint64_t seed, const model::FaultPlan& plan,
   for (std::size_t i = 0; i < w.ops.size(); ++i) {
     const auto& o = w.ops[i];
     if (o.op == tx::WrOpcode::SEND) {
-      EXPECT_EQ(t.b.ad->post_recv(t.b.qpn, {i, {{kBase + 0x90000 + i * 0x2000, 0x2000, t.b.mr.lkey.value()}}}),
+      EXPECT_EQ(t.b.ad->post_recv(
+                    t.b.qpn, {i, {{kBase + 0x90000 + i * 0x2000, 0x2000, t.b.mr.lkey.value()}}}),
                 model::PostError::OK);
     }
     tx::SendWr wr = t.wr(i, o.op, o.local, o.len);

@@ -11,7 +11,8 @@ using namespace rocecert;
 using nlohmann::json;
 
 TEST(JsonTrace, EveryEventIsOneParsableLineWithIntegers) {
-  const auto frame = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 10, 3}));
+  const auto frame =
+      wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 10, 3}));
   trace::FrameEvent f{1000, 0, trace::Direction::TX, frame};
   json j = json::parse(trace::to_json(f));
   EXPECT_EQ(j["t"], 1000);
@@ -21,12 +22,14 @@ TEST(JsonTrace, EveryEventIsOneParsableLineWithIntegers) {
   EXPECT_EQ(j["icrc_ok"], true);
   EXPECT_FALSE(j.contains("aeth"));
   // An ACK carries its AETH by name; a WRITE_FIRST its RETH DMA length.
-  const auto nak = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE), {4, false, 0, 3}));
+  const auto nak =
+      wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE), {4, false, 0, 3}));
   j = json::parse(trace::to_json(trace::FrameEvent{1, 0, trace::Direction::TX, nak}));
   ASSERT_TRUE(j.contains("aeth"));
   EXPECT_TRUE(j["aeth"].is_string());
   EXPECT_TRUE(j["msn"].is_number_integer());
-  const auto first = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_RDMA_WRITE_FIRST), {4, false, 16, 3}));
+  const auto first = wire::encode(
+      wire::sample_frame(wire::to_u8(wire::Opcode::RC_RDMA_WRITE_FIRST), {4, false, 16, 3}));
   j = json::parse(trace::to_json(trace::FrameEvent{1, 0, trace::Direction::TX, first}));
   EXPECT_TRUE(j["dmalen"].is_number_integer());
   json r = json::parse(trace::to_json(trace::RateEvent{3, 0, 0x11, 12.5, 25.0, 1.0, "cnp"}));
@@ -48,13 +51,15 @@ TEST(JsonTrace, EveryEventIsOneParsableLineWithIntegers) {
   for (const std::string& line :
        {trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, "rkey"}),
         trace::to_json(trace::RetryEvent{1, 0, 2, trace::RetryKind::RNR_NAK, 9, 7}),
-        trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "out_of_bounds"}),
+        trace::to_json(
+            trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "out_of_bounds"}),
         trace::to_json(trace::AsyncEvent{1, 0, errors::AsyncEventType::CQ_ERR, 3}),
         trace::to_json(trace::DropEvent{1, 0, "icrc", frame})}) {
     EXPECT_EQ(line.find('\n'), std::string::npos);
     EXPECT_TRUE(json::accept(line)) << line;
   }
-  j = json::parse(trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "x"}));
+  j = json::parse(
+      trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "x"}));
   EXPECT_EQ(j["va"].get<std::uint64_t>(), 0xFFFFFFFFFFFFFFFFull);
 }
 
@@ -81,14 +86,16 @@ TEST(JsonTrace, StringsAreEscaped) {
   // Free text reaches the trace from names and causes; whatever its bytes, every line stays one
   // valid JSON object and the string reads back unchanged (RFC 8259 §7 escapes).
   const std::string hostile = std::string("q\"uote \\back\nline\ttab\x01\x1f end") + '\0' + "nul";
-  const auto frame = wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 10, 3}));
+  const auto frame =
+      wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 10, 3}));
   const std::string_view h = hostile;
   struct Case {
     std::string line;
     const char* key;
   };
   const Case cases[] = {
-      {trace::to_json(trace::QpTransitionEvent{5, 1, 0x11, qp::QpState::RTS, qp::QpState::ERR, h}), "cause"},
+      {trace::to_json(trace::QpTransitionEvent{5, 1, 0x11, qp::QpState::RTS, qp::QpState::ERR, h}),
+       "cause"},
       {trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, h}), "reason"},
       {trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0, 8, h}), "outcome"},
       {trace::to_json(trace::DropEvent{1, 0, h, frame}), "reason"},
@@ -105,8 +112,10 @@ TEST(JsonTrace, StringsAreEscaped) {
 
 TEST(JsonTrace, OrdinaryLinesAreUnchanged) {
   // The escaping leaves ordinary text alone: the bytes of a line are fixed (docs/scenario.md).
-  EXPECT_EQ(trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, "rkey_mismatch"}),
-            R"({"t":1,"ev":"nak","adapter":0,"qpn":2,"psn":3,"syndrome":98,"reason":"rkey_mismatch"})");
-  EXPECT_EQ(trace::to_json(trace::RateEvent{3, 0, 0x11, 12.5, 25.0, 1.0, "cnp"}),
-            R"({"t":3,"ev":"rate","adapter":0,"qpn":17,"rate_gbps":12.500000,"target_gbps":25.000000,"alpha":1.000000,"cause":"cnp"})");
+  EXPECT_EQ(
+      trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, "rkey_mismatch"}),
+      R"({"t":1,"ev":"nak","adapter":0,"qpn":2,"psn":3,"syndrome":98,"reason":"rkey_mismatch"})");
+  EXPECT_EQ(
+      trace::to_json(trace::RateEvent{3, 0, 0x11, 12.5, 25.0, 1.0, "cnp"}),
+      R"({"t":3,"ev":"rate","adapter":0,"qpn":17,"rate_gbps":12.500000,"target_gbps":25.000000,"alpha":1.000000,"cause":"cnp"})");
 }

@@ -54,10 +54,12 @@ TEST(Segmenter, RcSendSizeClasses) {
 }
 
 TEST(Segmenter, ImmediateAndInvalidateOnlyOnTheLastPacket) {
-  EXPECT_EQ(names(seg(Transport::RC, WrOpcode::SEND_WITH_IMM, 0)), V({"RC_SEND_ONLY_WITH_IMMEDIATE"}));
+  EXPECT_EQ(names(seg(Transport::RC, WrOpcode::SEND_WITH_IMM, 0)),
+            V({"RC_SEND_ONLY_WITH_IMMEDIATE"}));
   EXPECT_EQ(names(seg(Transport::RC, WrOpcode::SEND_WITH_IMM, 2049)),
             V({"RC_SEND_FIRST", "RC_SEND_MIDDLE", "RC_SEND_LAST_WITH_IMMEDIATE"}));
-  EXPECT_EQ(names(seg(Transport::RC, WrOpcode::SEND_WITH_INV, 10)), V({"RC_SEND_ONLY_WITH_INVALIDATE"}));
+  EXPECT_EQ(names(seg(Transport::RC, WrOpcode::SEND_WITH_INV, 10)),
+            V({"RC_SEND_ONLY_WITH_INVALIDATE"}));
   EXPECT_EQ(names(seg(Transport::RC, WrOpcode::SEND_WITH_INV, 1500)),
             V({"RC_SEND_FIRST", "RC_SEND_LAST_WITH_INVALIDATE"}));
   EXPECT_EQ(names(seg(Transport::RC, WrOpcode::RDMA_WRITE, 0)), V({"RC_RDMA_WRITE_ONLY"}));
@@ -73,15 +75,18 @@ TEST(Segmenter, ImmediateAndInvalidateOnlyOnTheLastPacket) {
 TEST(Segmenter, UcAndXrc) {
   EXPECT_EQ(names(seg(Transport::UC, WrOpcode::RDMA_WRITE, 2500)),
             V({"UC_RDMA_WRITE_FIRST", "UC_RDMA_WRITE_MIDDLE", "UC_RDMA_WRITE_LAST"}));
-  EXPECT_EQ(names(seg(Transport::UC, WrOpcode::SEND_WITH_IMM, 5)), V({"UC_SEND_ONLY_WITH_IMMEDIATE"}));
-  EXPECT_EQ(names(seg(Transport::XRC, WrOpcode::SEND, 1025)), V({"XRC_SEND_FIRST", "XRC_SEND_LAST"}));
+  EXPECT_EQ(names(seg(Transport::UC, WrOpcode::SEND_WITH_IMM, 5)),
+            V({"UC_SEND_ONLY_WITH_IMMEDIATE"}));
+  EXPECT_EQ(names(seg(Transport::XRC, WrOpcode::SEND, 1025)),
+            V({"XRC_SEND_FIRST", "XRC_SEND_LAST"}));
   EXPECT_EQ(names(seg(Transport::XRC, WrOpcode::RDMA_READ, 10)), V({"XRC_RDMA_READ_REQUEST"}));
   // No READ, atomics, SEND_WITH_INV, FLUSH or ATOMIC WRITE on UC (IBA Table 38; docs/spec-notes.md
   // §11.11).
-  for (WrOpcode op : {WrOpcode::RDMA_READ, WrOpcode::ATOMIC_CMP_AND_SWP,
-                      WrOpcode::ATOMIC_FETCH_AND_ADD, WrOpcode::SEND_WITH_INV, WrOpcode::FLUSH,
-                      WrOpcode::ATOMIC_WRITE}) {
-    EXPECT_EQ(seg(Transport::UC, op, 8).error, SegmentError::OPCODE_NOT_ON_TRANSPORT) << to_string(op);
+  for (WrOpcode op :
+       {WrOpcode::RDMA_READ, WrOpcode::ATOMIC_CMP_AND_SWP, WrOpcode::ATOMIC_FETCH_AND_ADD,
+        WrOpcode::SEND_WITH_INV, WrOpcode::FLUSH, WrOpcode::ATOMIC_WRITE}) {
+    EXPECT_EQ(seg(Transport::UC, op, 8).error, SegmentError::OPCODE_NOT_ON_TRANSPORT)
+        << to_string(op);
   }
 }
 
@@ -92,7 +97,8 @@ TEST(Segmenter, UdIsOnePacketOfAtMostTheMtu) {
   EXPECT_EQ(seg(Transport::UD, WrOpcode::SEND, 4097, 4096).error, SegmentError::MESSAGE_TOO_LONG);
   for (WrOpcode op : {WrOpcode::RDMA_WRITE, WrOpcode::RDMA_WRITE_WITH_IMM, WrOpcode::RDMA_READ,
                       WrOpcode::ATOMIC_FETCH_AND_ADD, WrOpcode::SEND_WITH_INV}) {
-    EXPECT_EQ(seg(Transport::UD, op, 8).error, SegmentError::OPCODE_NOT_ON_TRANSPORT) << to_string(op);
+    EXPECT_EQ(seg(Transport::UD, op, 8).error, SegmentError::OPCODE_NOT_ON_TRANSPORT)
+        << to_string(op);
   }
   const auto p = seg(Transport::UD, WrOpcode::SEND, 100, 4096);
   EXPECT_FALSE(p.packets[0].ackreq);  // UD never asks for an ACK
@@ -108,7 +114,8 @@ TEST(Segmenter, SingleRequestOperations) {
   EXPECT_EQ(seg(Transport::RC, WrOpcode::RDMA_READ, 1025).psn_count, 2u);
   EXPECT_EQ(names(seg(Transport::RC, WrOpcode::ATOMIC_CMP_AND_SWP, 8)), V({"RC_COMPARE_SWAP"}));
   EXPECT_EQ(names(seg(Transport::RC, WrOpcode::ATOMIC_FETCH_AND_ADD, 8)), V({"RC_FETCH_ADD"}));
-  EXPECT_EQ(seg(Transport::RC, WrOpcode::ATOMIC_FETCH_AND_ADD, 4).error, SegmentError::BAD_ATOMIC_LENGTH);
+  EXPECT_EQ(seg(Transport::RC, WrOpcode::ATOMIC_FETCH_AND_ADD, 4).error,
+            SegmentError::BAD_ATOMIC_LENGTH);
   EXPECT_EQ(names(seg(Transport::RC, WrOpcode::FLUSH, 4096)), V({"RC_FLUSH"}));
   const auto aw = seg(Transport::RC, WrOpcode::ATOMIC_WRITE, 8);
   EXPECT_EQ(names(aw), V({"RC_ATOMIC_WRITE"}));
@@ -182,7 +189,8 @@ TEST(Segmenter, Errors) {
   EXPECT_EQ(seg(Transport::RC, WrOpcode::LOCAL_INV, 0).error, SegmentError::NOT_A_WIRE_OPERATION);
   EXPECT_EQ(seg(Transport::RC, WrOpcode::BIND_MW, 0).error, SegmentError::NOT_A_WIRE_OPERATION);
   EXPECT_EQ(seg(Transport::RC, WrOpcode::SEND, 10, 1000).error, SegmentError::BAD_MTU);
-  EXPECT_EQ(seg(Transport::RC, WrOpcode::SEND, (1ull << 31) + 1).error, SegmentError::MESSAGE_TOO_LONG);
+  EXPECT_EQ(seg(Transport::RC, WrOpcode::SEND, (1ull << 31) + 1).error,
+            SegmentError::MESSAGE_TOO_LONG);
   EXPECT_EQ(seg(Transport::RC, WrOpcode::SEND, 1ull << 31, 4096).packets.size(), (1u << 31) / 4096);
 }
 
@@ -223,16 +231,26 @@ struct Expected {
 std::optional<Expected> expected_class(WrOpcode op) {
   using wire::Operation;
   switch (op) {
-    case WrOpcode::SEND: return Expected{Operation::SEND, false, false};
-    case WrOpcode::SEND_WITH_IMM: return Expected{Operation::SEND, true, false};
-    case WrOpcode::SEND_WITH_INV: return Expected{Operation::SEND, false, true};
-    case WrOpcode::RDMA_WRITE: return Expected{Operation::WRITE, false, false};
-    case WrOpcode::RDMA_WRITE_WITH_IMM: return Expected{Operation::WRITE, true, false};
-    case WrOpcode::RDMA_READ: return Expected{Operation::READ_REQUEST, false, false};
-    case WrOpcode::ATOMIC_CMP_AND_SWP: return Expected{Operation::COMPARE_SWAP, false, false};
-    case WrOpcode::ATOMIC_FETCH_AND_ADD: return Expected{Operation::FETCH_ADD, false, false};
-    case WrOpcode::FLUSH: return Expected{Operation::FLUSH, false, false};
-    case WrOpcode::ATOMIC_WRITE: return Expected{Operation::ATOMIC_WRITE, false, false};
+    case WrOpcode::SEND:
+      return Expected{Operation::SEND, false, false};
+    case WrOpcode::SEND_WITH_IMM:
+      return Expected{Operation::SEND, true, false};
+    case WrOpcode::SEND_WITH_INV:
+      return Expected{Operation::SEND, false, true};
+    case WrOpcode::RDMA_WRITE:
+      return Expected{Operation::WRITE, false, false};
+    case WrOpcode::RDMA_WRITE_WITH_IMM:
+      return Expected{Operation::WRITE, true, false};
+    case WrOpcode::RDMA_READ:
+      return Expected{Operation::READ_REQUEST, false, false};
+    case WrOpcode::ATOMIC_CMP_AND_SWP:
+      return Expected{Operation::COMPARE_SWAP, false, false};
+    case WrOpcode::ATOMIC_FETCH_AND_ADD:
+      return Expected{Operation::FETCH_ADD, false, false};
+    case WrOpcode::FLUSH:
+      return Expected{Operation::FLUSH, false, false};
+    case WrOpcode::ATOMIC_WRITE:
+      return Expected{Operation::ATOMIC_WRITE, false, false};
     case WrOpcode::LOCAL_INV:
     case WrOpcode::BIND_MW:
     case WrOpcode::TSO:

@@ -13,9 +13,9 @@ using Bytes = std::vector<std::uint8_t>;
 
 namespace {
 
-constexpr std::size_t kIp = kEthLen;           // IPv4 header offset in an untagged frame
-constexpr std::size_t kUdp = kIp + 20;         // UDP header offset
-constexpr std::size_t kBth = kUdp + kUdpLen;   // BTH offset
+constexpr std::size_t kIp = kEthLen;          // IPv4 header offset in an untagged frame
+constexpr std::size_t kUdp = kIp + 20;        // UDP header offset
+constexpr std::size_t kBth = kUdp + kUdpLen;  // BTH offset
 
 Bytes frame_of(Opcode op, std::uint32_t payload = 16, unsigned ipv = 4, bool vlan = false) {
   return encode(sample_frame(to_u8(op), {ipv, vlan, payload, 5}));
@@ -43,12 +43,17 @@ TEST(Malformed, TruncationAtEveryByteOffsetOfEveryOpcode) {
           ASSERT_TRUE(p.has_error) << opcode_info(opcode).name << " cut at " << k;
           EXPECT_LE(p.error.offset, k) << opcode_info(opcode).name << " cut at " << k;
           DecodeErrc expected;
-          if (k < kEthLen) expected = DecodeErrc::truncated_link;
-          else if (k < ip) expected = DecodeErrc::truncated_vlan;
-          else if (k < ip + iphdr) expected = ipv == 4 ? DecodeErrc::truncated_ipv4 : DecodeErrc::truncated_ipv6;
-          else expected = ipv == 4 ? DecodeErrc::bad_ipv4_total_length : DecodeErrc::bad_ipv6_payload_length;
-          EXPECT_EQ(p.error.code, expected) << opcode_info(opcode).name << " cut at " << k << ": "
-                                            << to_string(p.error.code);
+          if (k < kEthLen)
+            expected = DecodeErrc::truncated_link;
+          else if (k < ip)
+            expected = DecodeErrc::truncated_vlan;
+          else if (k < ip + iphdr)
+            expected = ipv == 4 ? DecodeErrc::truncated_ipv4 : DecodeErrc::truncated_ipv6;
+          else
+            expected =
+                ipv == 4 ? DecodeErrc::bad_ipv4_total_length : DecodeErrc::bad_ipv6_payload_length;
+          EXPECT_EQ(p.error.code, expected)
+              << opcode_info(opcode).name << " cut at " << k << ": " << to_string(p.error.code);
         }
       }
     }

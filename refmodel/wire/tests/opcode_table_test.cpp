@@ -13,8 +13,8 @@ TEST(OpcodeTable, TransportMatchesOpcodeBits) {
   for (const OpcodeInfo& op : kOpcodeTable) {
     if (!op.known) continue;
     const unsigned cls = op.value >> 5;
-    const Transport expected[] = {Transport::RC, Transport::UC, Transport::RD, Transport::UD,
-                                  Transport::CNP, Transport::XRC};
+    const Transport expected[] = {Transport::RC, Transport::UC,  Transport::RD,
+                                  Transport::UD, Transport::CNP, Transport::XRC};
     ASSERT_LT(cls, 6u) << op.name;
     EXPECT_EQ(op.transport, expected[cls]) << op.name;
     EXPECT_EQ(std::string(op.name).rfind(std::string(to_string(op.transport)) + "_", 0), 0u)

@@ -213,7 +213,7 @@ struct RunStep {
   // Absolute end time; kNever: until idle (bounded by kIdleLimitNs past the current time).
   sim::SimTime until_ns = sim::kNever;
   sim::SimTime for_ns = 0;  // relative run length, when until_ns is kNever and this is > 0
-  bool poll = true;         // poll every CQ empty afterwards (false: leave them, e.g. to overrun one)
+  bool poll = true;  // poll every CQ empty afterwards (false: leave them, e.g. to overrun one)
 };
 // "until idle" stops anyway after this much simulated time (10 s), so that a model that keeps
 // scheduling timers cannot hang the run; the runner says so when it happens.
@@ -263,7 +263,7 @@ struct FrameExpect {
   std::string path;
   std::size_t from = 0;  // index into Scenario::adapters
   std::uint8_t opcode = 0;
-  ObjId qp = kNoObj;     // the BTH DestQP, as a QP of the scenario; kNoObj: not checked
+  ObjId qp = kNoObj;  // the BTH DestQP, as a QP of the scenario; kNoObj: not checked
   std::optional<std::uint32_t> psn;
   std::optional<bool> ackreq;
   std::optional<std::string> aeth;  // wire::aeth_name of the syndrome: "ACK", "NAK_..."

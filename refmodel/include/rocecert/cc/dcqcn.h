@@ -10,10 +10,11 @@
 // Everything is pure and deterministic: no clock but the `now` passed in, no randomness, and
 // integer arithmetic only, in the units NIC firmware uses: rates in kb/s, alpha in fixed point
 // with 10 fraction bits (1024 = 1), times in ns. The same inputs give the same state on every
-// machine; the Gb/s and fraction accessors are conversions of that integer state. Time-driven updates (alpha decay, timer-driven rate
-// increases) are evaluated lazily: each call first advances the state machine over every period
-// that elapsed since the previous call, so the model needs no timer events, and calling
-// rate_gbps() at every nanosecond or once at the end yields bit-identical state.
+// machine; the Gb/s and fraction accessors are conversions of that integer state. Time-driven
+// updates (alpha decay, timer-driven rate increases) are evaluated lazily: each call first advances
+// the state machine over every period that elapsed since the previous call, so the model needs no
+// timer events, and calling rate_gbps() at every nanosecond or once at the end yields bit-identical
+// state.
 #pragma once
 
 #include <concepts>
@@ -99,9 +100,9 @@ struct DcqcnParams {
 
 // All per-QP reaction-point state, one plain struct so tests and traces can compare it whole.
 struct DcqcnState {
-  std::uint64_t rc_kbps = 0;  // current rate Rc (equals the line rate while not limited)
-  std::uint64_t rt_kbps = 0;  // target rate Rt
-  std::uint32_t alpha_q10 = 0;  // alpha in 1/1024ths
+  std::uint64_t rc_kbps = 0;     // current rate Rc (equals the line rate while not limited)
+  std::uint64_t rt_kbps = 0;     // target rate Rt
+  std::uint32_t alpha_q10 = 0;   // alpha in 1/1024ths
   bool limited = false;          // false: never cut, or recovered to line rate and released
   std::uint32_t time_stage = 0;  // timer stages since the last cut
   std::uint32_t byte_stage = 0;  // byte-counter stages since the last cut

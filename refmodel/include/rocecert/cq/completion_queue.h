@@ -13,10 +13,10 @@
 namespace rocecert::cq {
 
 enum class PushResult : std::uint8_t {
-  OK,            // queued, no notification due
-  OK_NOTIFY,     // queued, and the armed notification fires (completion event)
-  OVERFLOW,      // no room: the completion is lost (and, if overruns stick, the CQ is in error)
-  CQ_IN_ERROR,   // the CQ already overflowed earlier and overruns stick; nothing is queued
+  OK,           // queued, no notification due
+  OK_NOTIFY,    // queued, and the armed notification fires (completion event)
+  OVERFLOW,     // no room: the completion is lost (and, if overruns stick, the CQ is in error)
+  CQ_IN_ERROR,  // the CQ already overflowed earlier and overruns stick; nothing is queued
 };
 
 // What an overrun leaves behind. IBA §11.4.2.1: the CQ is in error from then on (STICKY).
@@ -27,7 +27,8 @@ enum class OverrunMode : std::uint8_t { STICKY, TRANSIENT };
 
 class CompletionQueue {
  public:
-  CompletionQueue(std::uint32_t id, std::uint32_t capacity, OverrunMode overrun = OverrunMode::STICKY)
+  CompletionQueue(std::uint32_t id, std::uint32_t capacity,
+                  OverrunMode overrun = OverrunMode::STICKY)
       : id_(id), capacity_(capacity), overrun_(overrun) {}
 
   std::uint32_t id() const { return id_; }

@@ -11,30 +11,30 @@
 
 namespace rocecert::cq {
 
-#define ROCECERT_WC_STATUSES(X)                                         \
-  X(SUCCESS, 0)                                                         \
-  X(LOC_LEN_ERR, 1)                                                     \
-  X(LOC_QP_OP_ERR, 2)                                                   \
-  X(LOC_EEC_OP_ERR, 3)                                                  \
-  X(LOC_PROT_ERR, 4)                                                    \
-  X(WR_FLUSH_ERR, 5)                                                    \
-  X(MW_BIND_ERR, 6)                                                     \
-  X(BAD_RESP_ERR, 7)                                                    \
-  X(LOC_ACCESS_ERR, 8)                                                  \
-  X(REM_INV_REQ_ERR, 9)                                                 \
-  X(REM_ACCESS_ERR, 10)                                                 \
-  X(REM_OP_ERR, 11)                                                     \
-  X(RETRY_EXC_ERR, 12)                                                  \
-  X(RNR_RETRY_EXC_ERR, 13)                                              \
-  X(LOC_RDD_VIOL_ERR, 14)                                               \
-  X(REM_INV_RD_REQ_ERR, 15)                                             \
-  X(REM_ABORT_ERR, 16)                                                  \
-  X(INV_EECN_ERR, 17)                                                   \
-  X(INV_EEC_STATE_ERR, 18)                                              \
-  X(FATAL_ERR, 19)                                                      \
-  X(RESP_TIMEOUT_ERR, 20)                                               \
-  X(GENERAL_ERR, 21)                                                    \
-  X(TM_ERR, 22)                                                         \
+#define ROCECERT_WC_STATUSES(X) \
+  X(SUCCESS, 0)                 \
+  X(LOC_LEN_ERR, 1)             \
+  X(LOC_QP_OP_ERR, 2)           \
+  X(LOC_EEC_OP_ERR, 3)          \
+  X(LOC_PROT_ERR, 4)            \
+  X(WR_FLUSH_ERR, 5)            \
+  X(MW_BIND_ERR, 6)             \
+  X(BAD_RESP_ERR, 7)            \
+  X(LOC_ACCESS_ERR, 8)          \
+  X(REM_INV_REQ_ERR, 9)         \
+  X(REM_ACCESS_ERR, 10)         \
+  X(REM_OP_ERR, 11)             \
+  X(RETRY_EXC_ERR, 12)          \
+  X(RNR_RETRY_EXC_ERR, 13)      \
+  X(LOC_RDD_VIOL_ERR, 14)       \
+  X(REM_INV_RD_REQ_ERR, 15)     \
+  X(REM_ABORT_ERR, 16)          \
+  X(INV_EECN_ERR, 17)           \
+  X(INV_EEC_STATE_ERR, 18)      \
+  X(FATAL_ERR, 19)              \
+  X(RESP_TIMEOUT_ERR, 20)       \
+  X(GENERAL_ERR, 21)            \
+  X(TM_ERR, 22)                 \
   X(TM_RNDV_INCOMPLETE, 23)
 
 enum class WcStatus : std::uint8_t {

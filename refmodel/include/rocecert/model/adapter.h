@@ -51,7 +51,10 @@ struct Profile {
   AckCoalescing ack{};
   // UDP source port of a QP's packets when the AV does not give one: rxe 6.1 derives it from
   // the flow label computed from (lqpn, rqpn) (IBTA Vol. 1 Annex A17.4; docs/spec-notes.md §1.3).
-  enum class SportPolicy : std::uint8_t { RXE_FLOW_LABEL, FIXED } sport = SportPolicy::RXE_FLOW_LABEL;
+  enum class SportPolicy : std::uint8_t {
+    RXE_FLOW_LABEL,
+    FIXED
+  } sport = SportPolicy::RXE_FLOW_LABEL;
   std::uint16_t fixed_sport = 0xC000;
   std::uint8_t ipv4_ttl = 64;  // rxe takes the route's TTL, 64 in the captures
   bool ipv4_df = true;
@@ -139,7 +142,8 @@ class TxPacer {
   virtual ~TxPacer() = default;
   // The earliest time QP `qpn` may send a packet with `payload` bytes: `now` or later, or
   // sim::kNever to hold it until the pacer calls Adapter::kick_requester.
-  virtual sim::SimTime earliest_send(std::uint32_t qpn, sim::SimTime now, std::uint32_t payload) = 0;
+  virtual sim::SimTime earliest_send(std::uint32_t qpn, sim::SimTime now,
+                                     std::uint32_t payload) = 0;
   virtual void sent(std::uint32_t qpn, sim::SimTime now, std::uint32_t payload) = 0;
 };
 

@@ -11,11 +11,11 @@
 namespace rocecert::model {
 
 struct BringUp {
-  std::uint32_t mtu = 1024;            // path MTU in bytes (RC/UC)
+  std::uint32_t mtu = 1024;  // path MTU in bytes (RC/UC)
   std::uint32_t sq_psn = 0;
   std::uint32_t rq_psn = 0;
-  std::uint32_t access = 0;            // qp_access_flags (ibv values)
-  std::uint32_t qkey = 0x11111111;     // UD
+  std::uint32_t access = 0;         // qp_access_flags (ibv values)
+  std::uint32_t qkey = 0x11111111;  // UD
   std::uint8_t timeout = 14;
   std::uint8_t retry_cnt = 7;
   std::uint8_t rnr_retry = 7;

@@ -27,7 +27,7 @@ enum class ModifyError : std::uint8_t {
   ILLEGAL_TRANSITION,     // rules 1 and 5: the (cur, next) cell is not valid for the QP type
   MISSING_REQUIRED_ATTR,  // rule 2: ModifyCheck::attrs names the missing bits
   UNEXPECTED_ATTR,        // rule 3: ModifyCheck::attrs names the bits outside req|opt|STATE
-  SQ_DRAINING,            // docs/spec-notes.md §6.6: leaving SQD for anything but ERR while draining
+  SQ_DRAINING,  // docs/spec-notes.md §6.6: leaving SQD for anything but ERR while draining
   // Value checks (attr.h validate_attr_values); ModifyCheck::attrs names the attribute.
   INVALID_PATH_MTU,            // path_mtu not 1..5
   PATH_MTU_ABOVE_PORT,         // path_mtu above the port's active (or max) MTU
@@ -265,8 +265,8 @@ static_assert(detail::state_rules_are_indexed(), "kStateRules rows must follow k
 
 // The row of a state; an out-of-range state allows nothing.
 constexpr StateRules state_rules(QpState s) {
-  if (!is_valid_state(s)) return StateRules{s, false, false, false, false, false, false, false,
-                                            QueueFlush::ALL};
+  if (!is_valid_state(s))
+    return StateRules{s, false, false, false, false, false, false, false, QueueFlush::ALL};
   return kStateRules[qp_state_index(s)];
 }
 

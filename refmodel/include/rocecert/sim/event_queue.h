@@ -25,7 +25,9 @@ class EventQueue {
   // Schedules `action` at absolute time `at` (not before now()). Events at the same time run
   // in the order they were scheduled.
   EventId schedule_at(SimTime at, Action action);
-  EventId schedule_in(SimTime delay, Action action) { return schedule_at(now_ + delay, std::move(action)); }
+  EventId schedule_in(SimTime delay, Action action) {
+    return schedule_at(now_ + delay, std::move(action));
+  }
 
   // Cancels a pending event; false if it already ran or was cancelled.
   bool cancel(EventId id);

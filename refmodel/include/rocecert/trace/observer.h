@@ -88,7 +88,7 @@ struct AsyncEvent {
   SimTime t = 0;
   std::uint32_t adapter = 0;
   errors::AsyncEventType kind = errors::AsyncEventType::NONE;  // errors::to_string names it
-  std::uint32_t object = 0;  // QPN, CQ or SRQ id
+  std::uint32_t object = 0;                                    // QPN, CQ or SRQ id
 };
 
 struct DropEvent {  // a packet discarded without any response (ICRC, admission, UC drop mode)

@@ -27,9 +27,9 @@ struct AckReqPolicy {
 struct SegmentRequest {
   wire::Transport transport = wire::Transport::RC;  // RC, UC, UD or XRC
   WrOpcode opcode = WrOpcode::SEND;
-  std::uint64_t length = 0;       // message length in bytes
-  std::uint32_t mtu = 1024;       // path MTU (RC/UC/XRC) or port MTU (UD), bytes
-  bool solicited = false;         // IBV_SEND_SOLICITED
+  std::uint64_t length = 0;  // message length in bytes
+  std::uint32_t mtu = 1024;  // path MTU (RC/UC/XRC) or port MTU (UD), bytes
+  bool solicited = false;    // IBV_SEND_SOLICITED
   std::uint32_t first_psn = 0;
   // Packets sent since the last AckReq, carried across messages by the requester (rxe
   // noack_pkts); the result gives the new value.

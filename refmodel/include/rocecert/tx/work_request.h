@@ -54,7 +54,7 @@ struct SendWr {
   std::uint32_t invalidate_rkey = 0;      // SEND_WITH_INV, LOCAL_INV
   std::uint64_t remote_addr = 0;          // RDMA, atomics, FLUSH, ATOMIC_WRITE
   std::uint32_t rkey = 0;
-  std::uint64_t compare_add = 0;          // atomics
+  std::uint64_t compare_add = 0;  // atomics
   std::uint64_t swap = 0;
   // UD: address handle, remote QPN and Q_Key
   std::uint32_t remote_qpn = 0;

@@ -12,7 +12,9 @@ using ByteSpan = std::span<const std::uint8_t>;
 using MutableByteSpan = std::span<std::uint8_t>;
 
 // Unchecked reads: the caller has already proven that [off, off + width) lies inside `b`.
-inline std::uint8_t load_u8(ByteSpan b, std::size_t off) { return b[off]; }
+inline std::uint8_t load_u8(ByteSpan b, std::size_t off) {
+  return b[off];
+}
 inline std::uint16_t load_be16(ByteSpan b, std::size_t off) {
   return static_cast<std::uint16_t>((b[off] << 8) | b[off + 1]);
 }

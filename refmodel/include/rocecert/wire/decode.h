@@ -18,23 +18,23 @@ namespace rocecert::wire {
 // Link-layer framing of a captured frame (libpcap LINKTYPE_* values are mapped by pcap_tools).
 enum class LinkType : std::uint8_t { Ethernet, LinuxSll, LinuxSll2, RawIp };
 
-#define ROCECERT_DECODE_ERRORS(X)                                                              \
-  X(truncated_link, "frame ends inside the link-layer header")                                \
-  X(truncated_vlan, "frame ends inside an 802.1Q tag")                                        \
-  X(truncated_ipv4, "frame ends inside the IPv4 header")                                      \
-  X(bad_ip_version, "IP version nibble does not match the EtherType")                         \
-  X(bad_ipv4_ihl, "IPv4 IHL below 5 or beyond the captured bytes")                            \
+#define ROCECERT_DECODE_ERRORS(X)                                                               \
+  X(truncated_link, "frame ends inside the link-layer header")                                  \
+  X(truncated_vlan, "frame ends inside an 802.1Q tag")                                          \
+  X(truncated_ipv4, "frame ends inside the IPv4 header")                                        \
+  X(bad_ip_version, "IP version nibble does not match the EtherType")                           \
+  X(bad_ipv4_ihl, "IPv4 IHL below 5 or beyond the captured bytes")                              \
   X(bad_ipv4_total_length, "IPv4 total length is smaller than the header or exceeds the frame") \
-  X(ipv4_fragment, "IPv4 fragment (RoCEv2 packets are sent whole, with DF)")                  \
-  X(truncated_ipv6, "frame ends inside the IPv6 header")                                      \
-  X(bad_ipv6_payload_length, "IPv6 payload length exceeds the frame")                         \
-  X(truncated_udp, "IP payload ends inside the UDP header")                                   \
-  X(bad_udp_length, "UDP length is below 8 or exceeds the IP payload")                        \
-  X(truncated_bth, "UDP payload is shorter than a BTH")                                       \
-  X(unknown_opcode, "BTH opcode is reserved or vendor specific")                              \
-  X(truncated_headers, "UDP payload ends inside the extended headers or the ICRC")            \
-  X(pad_exceeds_payload, "BTH pad count is larger than the bytes before the ICRC")            \
-  X(unexpected_payload, "opcode carries no payload but bytes remain before the ICRC")         \
+  X(ipv4_fragment, "IPv4 fragment (RoCEv2 packets are sent whole, with DF)")                    \
+  X(truncated_ipv6, "frame ends inside the IPv6 header")                                        \
+  X(bad_ipv6_payload_length, "IPv6 payload length exceeds the frame")                           \
+  X(truncated_udp, "IP payload ends inside the UDP header")                                     \
+  X(bad_udp_length, "UDP length is below 8 or exceeds the IP payload")                          \
+  X(truncated_bth, "UDP payload is shorter than a BTH")                                         \
+  X(unknown_opcode, "BTH opcode is reserved or vendor specific")                                \
+  X(truncated_headers, "UDP payload ends inside the extended headers or the ICRC")              \
+  X(pad_exceeds_payload, "BTH pad count is larger than the bytes before the ICRC")              \
+  X(unexpected_payload, "opcode carries no payload but bytes remain before the ICRC")           \
   X(bad_atomic_write_length, "ATOMIC WRITE payload is not exactly 8 bytes")
 
 enum class DecodeErrc : std::uint8_t {
@@ -42,8 +42,8 @@ enum class DecodeErrc : std::uint8_t {
   ROCECERT_DECODE_ERRORS(ROCECERT_X)
 #undef ROCECERT_X
 };
-std::string_view to_string(DecodeErrc e);     // the code, e.g. "truncated_bth"
-std::string_view describe(DecodeErrc e);      // one line of prose
+std::string_view to_string(DecodeErrc e);  // the code, e.g. "truncated_bth"
+std::string_view describe(DecodeErrc e);   // one line of prose
 
 struct DecodeError {
   DecodeErrc code;
@@ -56,8 +56,8 @@ struct DecodeOptions {
 };
 
 struct ParsedFrame {
-  ByteSpan bytes;       // the captured frame, not owned
-  bool roce = false;    // a RoCEv2 packet (IP, UDP dport 4791)
+  ByteSpan bytes;     // the captured frame, not owned
+  bool roce = false;  // a RoCEv2 packet (IP, UDP dport 4791)
   bool has_error = false;
   DecodeError error{};
 

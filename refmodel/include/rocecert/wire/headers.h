@@ -17,18 +17,18 @@ inline constexpr std::uint32_t kMask24 = 0xFFFFFFu;
 // Base Transport Header, 12 bytes (IBA §9.2).
 struct Bth {
   std::uint8_t opcode = 0;
-  bool se = false;           // solicited event
-  bool m = false;            // MigReq
-  std::uint8_t padcnt = 0;   // 2 bits
-  std::uint8_t tver = 0;     // 4 bits, must be 0
+  bool se = false;          // solicited event
+  bool m = false;           // MigReq
+  std::uint8_t padcnt = 0;  // 2 bits
+  std::uint8_t tver = 0;    // 4 bits, must be 0
   std::uint16_t pkey = 0xFFFF;
-  bool fecn = false;         // variant: masked out of the ICRC
-  bool becn = false;         // variant: set in a CNP (Annex A17.9.3)
-  std::uint8_t resv6a = 0;   // 6 bits, variant
-  std::uint32_t dqpn = 0;    // 24 bits
+  bool fecn = false;        // variant: masked out of the ICRC
+  bool becn = false;        // variant: set in a CNP (Annex A17.9.3)
+  std::uint8_t resv6a = 0;  // 6 bits, variant
+  std::uint32_t dqpn = 0;   // 24 bits
   bool ackreq = false;
-  std::uint8_t resv7 = 0;    // 7 bits, invariant (covered by the ICRC)
-  std::uint32_t psn = 0;     // 24 bits
+  std::uint8_t resv7 = 0;  // 7 bits, invariant (covered by the ICRC)
+  std::uint32_t psn = 0;   // 24 bits
   friend bool operator==(const Bth&, const Bth&) = default;
 };
 
@@ -122,10 +122,14 @@ enum class AethKind : std::uint8_t { ACK, RNR_NAK, RESERVED, NAK };
 constexpr AethKind aeth_kind(std::uint8_t syndrome) {
   if (syndrome & kAethReservedBit) return AethKind::RESERVED;
   switch (syndrome & kAethTypeMask) {
-    case kAethTypeAck: return AethKind::ACK;
-    case kAethTypeRnrNak: return AethKind::RNR_NAK;
-    case kAethTypeReserved: return AethKind::RESERVED;
-    default: return AethKind::NAK;
+    case kAethTypeAck:
+      return AethKind::ACK;
+    case kAethTypeRnrNak:
+      return AethKind::RNR_NAK;
+    case kAethTypeReserved:
+      return AethKind::RESERVED;
+    default:
+      return AethKind::NAK;
   }
 }
 // Bits 4:0: the credit count, RNR timer code or NAK code.
@@ -136,11 +140,11 @@ constexpr std::uint8_t aeth_value(std::uint8_t syndrome) {
 // The NAK codes (syndrome bits 4:0 when the type is NAK; IBA Vol. 1 §9.7.5.1, rxe_hdr.h
 // AETH_NAK_*): X(NAME, code). Codes above the last one are reserved. aeth_name() prints
 // "NAK_" NAME.
-#define ROCECERT_NAK_CODES(X)       \
-  X(PSN_SEQUENCE_ERROR, 0)          \
-  X(INVALID_REQUEST, 1)             \
-  X(REMOTE_ACCESS_ERROR, 2)         \
-  X(REMOTE_OPERATIONAL_ERROR, 3)    \
+#define ROCECERT_NAK_CODES(X)    \
+  X(PSN_SEQUENCE_ERROR, 0)       \
+  X(INVALID_REQUEST, 1)          \
+  X(REMOTE_ACCESS_ERROR, 2)      \
+  X(REMOTE_OPERATIONAL_ERROR, 3) \
   X(INVALID_RD_REQUEST, 4)
 
 enum class NakCode : std::uint8_t {

@@ -40,16 +40,16 @@ struct Ethernet {
 // An IPv4 or IPv6 header. Addresses are stored as 16 bytes; IPv4 uses the first 4.
 struct IpHeader {
   std::uint8_t version = 4;
-  std::uint8_t dscp = 0;        // 6 bits (IPv4 TOS or IPv6 traffic class, bits 7:2)
-  std::uint8_t ecn = 0;         // 2 bits
-  std::uint8_t ttl = 64;        // IPv4 TTL or IPv6 hop limit
+  std::uint8_t dscp = 0;  // 6 bits (IPv4 TOS or IPv6 traffic class, bits 7:2)
+  std::uint8_t ecn = 0;   // 2 bits
+  std::uint8_t ttl = 64;  // IPv4 TTL or IPv6 hop limit
   std::array<std::uint8_t, 16> src{};
   std::array<std::uint8_t, 16> dst{};
   // IPv4 only
-  std::uint8_t ihl = 5;         // 32-bit words; options are carried opaque in `options`
+  std::uint8_t ihl = 5;  // 32-bit words; options are carried opaque in `options`
   std::uint16_t id = 0;
-  std::uint16_t frag = 0x4000;  // flags + fragment offset; DF as rxe sends
-  std::uint16_t checksum = 0;   // as read; the encoder computes it
+  std::uint16_t frag = 0x4000;     // flags + fragment offset; DF as rxe sends
+  std::uint16_t checksum = 0;      // as read; the encoder computes it
   std::uint16_t total_length = 0;  // as read (IPv4 total length / IPv6 payload length)
   // IPv6 only
   std::uint32_t flow_label = 0;  // 20 bits

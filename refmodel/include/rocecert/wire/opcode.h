@@ -15,13 +15,33 @@ enum class Payload : std::uint8_t { NONE, DATA, ATOMIC8 };
 enum class Position : std::uint8_t { FIRST, MIDDLE, LAST, ONLY };
 enum class Direction : std::uint8_t { REQ, RESP, CNP };
 enum class Operation : std::uint8_t {
-  SEND, WRITE, READ_REQUEST, READ_RESPONSE, ACK, ATOMIC_ACK, COMPARE_SWAP, FETCH_ADD,
-  RESYNC, FLUSH, ATOMIC_WRITE, CNP
+  SEND,
+  WRITE,
+  READ_REQUEST,
+  READ_RESPONSE,
+  ACK,
+  ATOMIC_ACK,
+  COMPARE_SWAP,
+  FETCH_ADD,
+  RESYNC,
+  FLUSH,
+  ATOMIC_WRITE,
+  CNP
 };
 
 // The extended transport headers, in the order they follow the BTH on the wire.
 enum class Header : std::uint8_t {
-  Rdeth, Deth, Xrceth, Feth, Reth, AtomicEth, Aeth, AtomicAckEth, ImmDt, Ieth, CnpReserved,
+  Rdeth,
+  Deth,
+  Xrceth,
+  Feth,
+  Reth,
+  AtomicEth,
+  Aeth,
+  AtomicAckEth,
+  ImmDt,
+  Ieth,
+  CnpReserved,
   kCount
 };
 inline constexpr std::size_t kHeaderCount = static_cast<std::size_t>(Header::kCount);
@@ -30,13 +50,21 @@ inline constexpr std::size_t kBthLen = 12;
 inline constexpr std::size_t kIcrcLen = 4;
 // Sizes in bytes (IBA Vol. 1 §9.3; FETH from IBA 1.5; CNP body from Annex A17.9.3).
 inline constexpr std::array<std::uint8_t, kHeaderCount> kHeaderSize = {
-    4 /*RDETH*/, 8 /*DETH*/, 4 /*XRCETH*/, 4 /*FETH*/, 16 /*RETH*/, 28 /*AtomicETH*/,
-    4 /*AETH*/, 8 /*AtomicAckETH*/, 4 /*ImmDt*/, 4 /*IETH*/, 16 /*CNP reserved*/};
+    4 /*RDETH*/, 8 /*DETH*/,         4 /*XRCETH*/, 4 /*FETH*/, 16 /*RETH*/, 28 /*AtomicETH*/,
+    4 /*AETH*/,  8 /*AtomicAckETH*/, 4 /*ImmDt*/,  4 /*IETH*/, 16 /*CNP reserved*/};
 
 enum HeaderBit : std::uint16_t {
-  kRdeth = 1u << 0, kDeth = 1u << 1, kXrceth = 1u << 2, kFeth = 1u << 3, kReth = 1u << 4,
-  kAtomicEth = 1u << 5, kAeth = 1u << 6, kAtomicAckEth = 1u << 7, kImmDt = 1u << 8,
-  kIeth = 1u << 9, kCnpReserved = 1u << 10
+  kRdeth = 1u << 0,
+  kDeth = 1u << 1,
+  kXrceth = 1u << 2,
+  kFeth = 1u << 3,
+  kReth = 1u << 4,
+  kAtomicEth = 1u << 5,
+  kAeth = 1u << 6,
+  kAtomicAckEth = 1u << 7,
+  kImmDt = 1u << 8,
+  kIeth = 1u << 9,
+  kCnpReserved = 1u << 10
 };
 enum OpcodeFlag : std::uint8_t { kImm = 1u << 0, kInv = 1u << 1 };
 
@@ -100,11 +128,11 @@ constexpr OpcodeInfo make_opcode(std::uint8_t value, std::string_view name, Tran
 constexpr std::array<OpcodeInfo, 256> build_opcode_table() {
   std::array<OpcodeInfo, 256> table{};
   for (std::size_t i = 0; i < table.size(); ++i) table[i].value = static_cast<std::uint8_t>(i);
-#define ROCE_OPCODE(value, NAME, transport, headers, payload, position, direction, operation,  \
-                    flags)                                                                      \
-  table[value] = make_opcode(value, #NAME, Transport::transport, headers, Payload::payload,     \
-                             Position::position, Direction::direction, Operation::operation,    \
-                             flags);
+#define ROCE_OPCODE(value, NAME, transport, headers, payload, position, direction, operation, \
+                    flags)                                                                    \
+  table[value] =                                                                              \
+      make_opcode(value, #NAME, Transport::transport, headers, Payload::payload,              \
+                  Position::position, Direction::direction, Operation::operation, flags);
 #include "rocecert/wire/opcodes.def"
 #undef ROCE_OPCODE
   return table;
@@ -114,7 +142,9 @@ constexpr std::array<OpcodeInfo, 256> build_opcode_table() {
 inline constexpr std::array<OpcodeInfo, 256> kOpcodeTable = detail::build_opcode_table();
 
 // The table entry of an opcode; `known` is false for reserved and vendor opcodes.
-constexpr const OpcodeInfo& opcode_info(std::uint8_t opcode) { return kOpcodeTable[opcode]; }
+constexpr const OpcodeInfo& opcode_info(std::uint8_t opcode) {
+  return kOpcodeTable[opcode];
+}
 
 // Named opcode constants, e.g. Opcode::RC_SEND_ONLY, generated from the same table.
 enum class Opcode : std::uint8_t {
@@ -122,7 +152,9 @@ enum class Opcode : std::uint8_t {
 #include "rocecert/wire/opcodes.def"
 #undef ROCE_OPCODE
 };
-constexpr std::uint8_t to_u8(Opcode op) { return static_cast<std::uint8_t>(op); }
+constexpr std::uint8_t to_u8(Opcode op) {
+  return static_cast<std::uint8_t>(op);
+}
 
 std::string_view to_string(Transport t);
 std::string_view to_string(Operation op);
