@@ -11,39 +11,19 @@
 #include <string>
 #include <vector>
 
+#include "support/command.h"
+
 namespace simulate_cli {
 
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
+using CliRun = rocecert::testing::CommandResult;
+using rocecert::testing::slurp;
 
 inline std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("rocecert-sim-" + std::to_string(getpid()) + "-" + name))
-      .string();
-}
-
-inline std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return rocecert::testing::temp_path("sim", name);
 }
 
 inline CliRun run_cli(const std::string& args) {
-  const std::string out = temp_path("stdout"), err = temp_path("stderr");
-  const std::string cmd =
-      std::string(ROCECERT_CLI) + " " + args + " > '" + out + "' 2> '" + err + "'";
-  const int status = std::system(cmd.c_str());
-  CliRun r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
+  return rocecert::testing::run_command(std::string(ROCECERT_CLI) + " " + args);
 }
 
 inline std::vector<std::string> lines(const std::string& text) {

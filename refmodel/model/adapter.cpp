@@ -41,18 +41,6 @@ mem::MemConfig mem_config(const AdapterConfig& c) {
   return m;
 }
 
-wire::Transport transport_of(qp::QpType t) {
-  switch (t) {
-    case qp::QpType::RC:
-      return wire::Transport::RC;
-    case qp::QpType::UC:
-      return wire::Transport::UC;
-    case qp::QpType::UD:
-      return wire::Transport::UD;
-  }
-  return wire::Transport::RC;
-}
-
 bool is_ipv4_gid(const std::array<std::uint8_t, 16>& g) {
   for (std::size_t i = 0; i < 10; ++i)
     if (g[i] != 0) return false;

@@ -18,6 +18,19 @@
 
 namespace rocecert::model {
 
+// The wire transport a QP type speaks (its opcodes' top three bits).
+inline wire::Transport transport_of(qp::QpType t) {
+  switch (t) {
+    case qp::QpType::RC:
+      return wire::Transport::RC;
+    case qp::QpType::UC:
+      return wire::Transport::UC;
+    case qp::QpType::UD:
+      return wire::Transport::UD;
+  }
+  return wire::Transport::RC;
+}
+
 // A gather/scatter list resolved through the key table: host addresses, validated once.
 struct ResolvedSge {
   std::uint64_t host_addr = 0;

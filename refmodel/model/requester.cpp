@@ -14,18 +14,6 @@ bool reliable(const qp::QpContext& ctx) {
   return ctx.type == qp::QpType::RC;
 }
 
-wire::Transport transport_of(qp::QpType t) {
-  switch (t) {
-    case qp::QpType::RC:
-      return wire::Transport::RC;
-    case qp::QpType::UC:
-      return wire::Transport::UC;
-    case qp::QpType::UD:
-      return wire::Transport::UD;
-  }
-  return wire::Transport::RC;
-}
-
 // The outstanding window (docs/spec-notes.md §3.2): rxe_requester holds a packet while its PSN
 // (req.psn, the packet about to go, not the last PSN its message reserved) is past comp.psn +
 // RXE_MAX_UNACKED_PSNS; a packet exactly that far ahead still goes. Both points were found by

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/command.h"
 #include "rocecert/pcap/writer.h"
 #include "rocecert/wire/decode.h"
 #include "rocecert/wire/encode.h"
@@ -36,17 +37,12 @@ namespace {
 const std::string kSchema = std::string(ROCECERT_SOURCE_DIR) + "/docs/decode.schema.json";
 constexpr const char* kPython = "/usr/bin/python3";
 
-std::string temp_path(const std::string& name) {
-  return (std::filesystem::temp_directory_path() /
-          ("rocecert-schema-" + std::to_string(getpid()) + "-" + name))
-      .string();
-}
+using rocecert::testing::CommandResult;
+using rocecert::testing::run_command;
+using rocecert::testing::slurp;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+std::string temp_path(const std::string& name) {
+  return rocecert::testing::temp_path("schema", name);
 }
 
 std::vector<std::string> lines_of(const std::string& text) {
@@ -54,24 +50,6 @@ std::vector<std::string> lines_of(const std::string& text) {
   std::stringstream ss(text);
   for (std::string l; std::getline(ss, l);) v.push_back(l);
   return v;
-}
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-CommandResult run_command(const std::string& command) {
-  const std::string out = temp_path("stdout"), err = temp_path("stderr");
-  const int status = std::system((command + " > '" + out + "' 2> '" + err + "'").c_str());
-  CommandResult r;
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  std::filesystem::remove(out);
-  std::filesystem::remove(err);
-  return r;
 }
 
 bool have_jsonschema() {
