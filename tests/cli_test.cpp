@@ -51,6 +51,14 @@ void write_file(const std::string& path, const std::string& bytes) {
 
 }  // namespace
 
+// The version the CLI prints is the project's (CMakeLists.txt project(VERSION)), typed nowhere
+// else.
+TEST(Cli, VersionIsTheProjectVersion) {
+  const CliRun r = run_cli("--version");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.out, std::string("rocecert ") + ROCECERT_PROJECT_VERSION + "\n");
+}
+
 TEST(CliDecode, TextSummaryOfARealCapture) {
   const CliRun r = run_cli("decode " + real("rc_ops_mtu4096.pcap"));
   ASSERT_EQ(r.exit_code, 0) << r.err;

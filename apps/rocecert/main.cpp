@@ -11,7 +11,7 @@
 int main(int argc, char** argv) {
   CLI::App app{"rocecert: RoCEv2 conformance suite and golden model"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "rocecert 0.1.0");
+  app.set_version_flag("--version", "rocecert " ROCECERT_VERSION);
 
   rocecert::cli::DecodeArgs decode;
   CLI::App* dec = app.add_subcommand(
