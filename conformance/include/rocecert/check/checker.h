@@ -1,0 +1,46 @@
+// `rocecert check`: judges the RoCEv2 traffic of a capture, one frame at a time, in one pass
+// (docs/check.md). Memory grows with the number of live connections and their outstanding
+// requests, not with the capture's length.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "rocecert/check/profile.h"
+#include "rocecert/check/report.h"
+#include "rocecert/wire/decode.h"
+
+namespace rocecert::check {
+
+struct Options {
+  Profile profile;  // deviations and tolerances; its max_capture_errors is the budget
+  bool verify_icrc = true;
+};
+
+class Checker {
+ public:
+  explicit Checker(Options opts);
+  ~Checker();
+  Checker(const Checker&) = delete;
+  Checker& operator=(const Checker&) = delete;
+
+  // Frames of one capture, in capture order. `wire_len` is the original length; a frame with
+  // fewer bytes captured is judged only on what it holds.
+  void add_frame(std::uint64_t frame, std::int64_t ts_ns, std::uint32_t wire_len,
+                 std::span<const std::uint8_t> data, wire::LinkType link);
+  // Ends the capture (open requests become gaps) and builds the report; `file` names it.
+  Report finish(const std::string& file);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Checks each capture on its own and merges the reports. Throws pcap::CaptureError for a file
+// that cannot be read (it names the file, frame and byte offset).
+Report check_files(const std::vector<std::string>& files, const Options& opts);
+
+}  // namespace rocecert::check

@@ -1,0 +1,53 @@
+// A DUT profile: what an implementation is known to do differently from the IBTA text, with
+// the justification, so that `rocecert check` reports it as DEVIATION instead of FAIL; plus
+// the few tolerances the checker needs. Profiles are JSON files (docs/profiles.md); `rxe` and
+// `iba` are built in (profiles/*.json, compiled into the tool).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocecert/check/catalog.h"
+
+namespace rocecert::check {
+
+struct Deviation {
+  RuleId rule;
+  std::string cause;  // the violation's cause it covers; "*" covers every cause of the rule
+  std::string justification;
+  std::string reference;  // where the DUT's behaviour is documented (driver source, erratum)
+};
+
+struct Profile {
+  std::string name;
+  std::string description;
+  // Tap errors (frames the capture missed or duplicated) an explanation may assume, per
+  // connection, before a violation is a FAIL.
+  std::uint32_t max_capture_errors = 0;
+  // A request that left the requester before a fatal NAK reached it may still pass the tap
+  // after the NAK: requests up to this long after the NAK are not held against it.
+  std::uint64_t fatal_nak_grace_ns = 1'000'000;
+  // Timestamp tolerance of the tap when measuring a requester's RNR wait.
+  std::uint64_t timing_tolerance_ns = 100'000;
+  std::vector<Deviation> deviations;
+
+  // The deviation that covers this violation, or nullptr.
+  const Deviation* covers(RuleId rule, std::string_view cause) const;
+};
+
+class ProfileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Parses a profile; errors name `source` and the JSON byte offset or key.
+Profile parse_profile(std::string_view json, const std::string& source);
+// "rxe", "iba" (built in), or the path of a profile file.
+Profile load_profile(const std::string& name_or_path);
+// The built-in profiles' names and JSON text.
+std::vector<std::pair<std::string_view, std::string_view>> builtin_profiles();
+
+}  // namespace rocecert::check
