@@ -12,7 +12,9 @@ const std::array<RuleInfo, kRuleCount>& rules() {
   return kRules;
 }
 
-const RuleInfo& rule(RuleId r) { return rules()[static_cast<std::size_t>(r)]; }
+const RuleInfo& rule(RuleId r) {
+  return rules()[static_cast<std::size_t>(r)];
+}
 
 std::optional<RuleId> find_rule(std::string_view id) {
   for (const RuleInfo& r : rules())
@@ -20,7 +22,9 @@ std::optional<RuleId> find_rule(std::string_view id) {
   return std::nullopt;
 }
 
-std::string_view to_string(Severity s) { return s == Severity::Error ? "error" : "advisory"; }
+std::string_view to_string(Severity s) {
+  return s == Severity::Error ? "error" : "advisory";
+}
 
 std::string_view to_string(Needs n) {
   switch (n) {

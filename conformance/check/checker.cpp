@@ -1,15 +1,558 @@
-// Placeholder: the checker lands in its own change.
+// Connection reconstruction and the checker's single pass (docs/check.md).
+//
+// RC/UC: a request stream is keyed by (requester IP, responder IP, destination QPN); its
+// responses come back on (responder IP, requester IP, requester QPN), and the requester's QPN
+// appears only there. A response flow is paired with a request stream by evidence: its PSNs must
+// lie in the PSNs the stream has sent. Several QPs between the same hosts start at independent
+// PSNs, so the evidence separates them; while more than one stream fits, the frames wait
+// (bounded), and a flow whose evidence fits no single stream stays unpaired: its responses are
+// not judged and the connection is INCONCLUSIVE. Pairing is never guessed. Once (A, qa) and
+// (B, qb) are paired, traffic the other way between them (B's requests to qa) is paired too.
 #include "rocecert/check/checker.h"
 
+#include <fmt/format.h>
+
+#include <deque>
+#include <map>
+#include <set>
+
+#include "check_internal.h"
+#include "rocecert/pcap/reader.h"
+#include "stream.h"
+
 namespace rocecert::check {
-struct Checker::Impl {};
-Checker::Checker(Options) : impl_(std::make_unique<Impl>()) {}
-Checker::~Checker() = default;
-void Checker::add_frame(std::uint64_t, std::int64_t, std::uint32_t, std::span<const std::uint8_t>,
-                        wire::LinkType) {}
-Report Checker::finish(const std::string& file) {
-  Report r;
-  r.files.push_back(file);
-  return r;
+namespace {
+
+using detail::ConnIndex;
+using detail::IpAddr;
+using detail::Pkt;
+
+// Frames held while a pairing is undecided; beyond this the undecided flow is given up.
+constexpr std::size_t kMaxHeld = 1u << 16;
+// How far before a stream's first PSN a response may lie and still count as evidence (a
+// capture that starts mid-connection shows ACKs of earlier requests).
+constexpr std::int32_t kPairSlack = 4096;
+
+struct FlowKey {
+  std::array<std::uint8_t, 16> src{}, dst{};
+  std::uint32_t qpn = 0;
+  auto operator<=>(const FlowKey&) const = default;
+};
+FlowKey flow_key(const IpAddr& src, const IpAddr& dst, std::uint32_t qpn) {
+  return {src.b, dst.b, qpn};
 }
+using EndpointKey = std::pair<std::array<std::uint8_t, 16>, std::uint32_t>;
+
+std::string_view transport_name(wire::Transport t) {
+  switch (t) {
+    case wire::Transport::RC:
+      return "RC";
+    case wire::Transport::UC:
+      return "UC";
+    case wire::Transport::RD:
+      return "RD";
+    case wire::Transport::UD:
+      return "UD";
+    case wire::Transport::CNP:
+      return "CNP";
+    case wire::Transport::XRC:
+      return "XRC";
+  }
+  return "?";
+}
+
+Pkt make_pkt(const wire::ParsedFrame& f, std::uint64_t frame, std::int64_t ts) {
+  Pkt p;
+  p.frame = frame;
+  p.ts = ts;
+  p.src.version = p.dst.version = f.ip.version;
+  p.src.b = f.ip.src;
+  p.dst.b = f.ip.dst;
+  p.ip_id = f.ip.id;
+  p.ecn = f.ip.ecn;
+  p.bth = f.bth;
+  p.op = f.op;
+  p.reth = f.reth;
+  p.atomic = f.atomiceth;
+  p.aeth = f.aeth;
+  p.atomic_ack = f.atomicacketh;
+  p.deth = f.deth;
+  p.ieth = f.ieth;
+  p.payload_len = f.payload_len;
+  p.icrc = f.icrc;
+  p.icrc_ok = !f.icrc_checked || f.icrc_ok;
+  return p;
+}
+
+}  // namespace
+
+struct Checker::Impl {
+  struct StreamEntry {
+    IpAddr requester, responder;
+    std::uint32_t responder_qpn = 0;
+    std::optional<std::uint32_t> requester_qpn;
+    std::unique_ptr<detail::Stream> stream;
+    // What pairing reads, updated as frames arrive (before any holding).
+    bool seen = false;
+    std::uint32_t first = 0, next = 0;
+  };
+  struct ResponseFlow {
+    IpAddr responder, requester;
+    std::uint32_t requester_qpn = 0;
+    std::optional<std::size_t> stream;
+    std::optional<std::set<std::size_t>> candidates;
+    bool given_up = false;
+    bool noted_orphan = false;
+    std::optional<ConnIndex> orphan_conn;
+    std::uint64_t unjudged = 0;
+  };
+  struct UdFlow {
+    ConnIndex conn;
+    std::uint32_t qkey = 0;
+  };
+
+  explicit Impl(Options o) : opts(std::move(o)), judge(opts, report) {
+    report.profile = opts.profile.name;
+    report.max_capture_errors = opts.profile.max_capture_errors;
+  }
+
+  Options opts;
+  Report report;
+  detail::Judge judge;
+  detail::KeyEpochs keys;
+  std::vector<StreamEntry> streams;
+  std::map<FlowKey, std::size_t> stream_of;   // (requester, responder, responder QPN)
+  std::map<FlowKey, ResponseFlow> responses;  // (responder, requester, requester QPN)
+  std::map<EndpointKey, EndpointKey> peer;    // paired QP ends, both ways
+  std::deque<Pkt> held;
+  std::map<std::pair<FlowKey, std::uint32_t>, UdFlow> ud;  // (src, dst, dest QPN), source QP
+  std::set<EndpointKey> ud_endpoints;
+  std::map<FlowKey, ConnIndex> other;  // XRC, RD, CNP-only flows
+  std::set<std::pair<std::array<std::uint8_t, 16>, std::array<std::uint8_t, 16>>> ce_marked;
+  std::set<EndpointKey> ce_marked_qp;
+  struct Corrupt {
+    std::size_t violation;
+    FlowKey key;
+    std::uint32_t psn;
+    bool request;
+    std::uint64_t frame;
+  };
+  std::vector<Corrupt> corrupt;
+  std::uint64_t truncated = 0;
+  std::uint64_t first_truncated = 0;
+
+  // ------------------------------------------------------------------------------ streams
+
+  std::size_t stream_for(const Pkt& p) {
+    const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
+    if (const auto it = stream_of.find(k); it != stream_of.end()) return it->second;
+    StreamEntry e;
+    e.requester = p.src;
+    e.responder = p.dst;
+    e.responder_qpn = p.bth.dqpn;
+    const ConnIndex c = judge.new_connection(std::string(transport_name(p.op->transport)),
+                                             Endpoint{p.src.str(), std::nullopt},
+                                             Endpoint{p.dst.str(), p.bth.dqpn});
+    e.stream = std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, keys);
+    const std::size_t idx = streams.size();
+    streams.push_back(std::move(e));
+    stream_of.emplace(k, idx);
+    // A QP already paired the other way round: its peer is known.
+    if (const auto it = peer.find({p.dst.b, p.bth.dqpn});
+        it != peer.end() && it->second.first == p.src.b)
+      pair(idx, it->second.second);
+    return idx;
+  }
+
+  void track_range(StreamEntry& e, const Pkt& p) {
+    std::uint32_t span = 1;
+    if (p.op->operation == wire::Operation::READ_REQUEST)
+      span = std::max<std::uint32_t>(1, (p.reth.dmalen + 255) / 256);  // at most, MTU 256
+    const std::uint32_t end = detail::padd(p.psn(), span);
+    if (!e.seen) {
+      e.seen = true;
+      e.first = p.psn();
+      e.next = end;
+    } else if (detail::pdiff(end, e.next) > 0) {
+      e.next = end;
+    }
+  }
+
+  bool plausible(const StreamEntry& e, std::uint32_t psn) const {
+    return e.seen && detail::pdiff(psn, e.next) < 0 && detail::pdiff(psn, e.first) >= -kPairSlack;
+  }
+
+  // Pairs stream `idx` with its requester QPN (and the reverse direction with it).
+  void pair(std::size_t idx, std::uint32_t requester_qpn) {
+    StreamEntry& e = streams[idx];
+    if (e.requester_qpn) return;
+    e.requester_qpn = requester_qpn;
+    Connection& c = judge.conn(e.stream->conn());
+    c.a.qpn = requester_qpn;
+    const FlowKey rk = flow_key(e.responder, e.requester, requester_qpn);
+    ResponseFlow& rf = response_flow(rk, e.responder, e.requester, requester_qpn);
+    rf.stream = idx;
+    rf.candidates.reset();
+    if (rf.orphan_conn) judge.merge_connections(e.stream->conn(), *rf.orphan_conn);
+    rf.orphan_conn.reset();
+    peer[{e.requester.b, requester_qpn}] = {e.responder.b, e.responder_qpn};
+    peer[{e.responder.b, e.responder_qpn}] = {e.requester.b, requester_qpn};
+    // No other flow can be answered by this stream now.
+    for (auto& [key, flow] : responses) {
+      if (!flow.candidates || flow.stream) continue;
+      flow.candidates->erase(idx);
+      if (flow.candidates->size() == 1) {
+        const std::size_t only = *flow.candidates->begin();
+        pair(only, flow.requester_qpn);
+      }
+    }
+    // The reverse direction: the responder QP's own requests go to requester_qpn.
+    if (const auto it = stream_of.find(flow_key(e.responder, e.requester, requester_qpn));
+        it != stream_of.end()) {
+      StreamEntry& back = streams[it->second];
+      judge.merge_connections(e.stream->conn(), back.stream->conn());
+      pair(it->second, e.responder_qpn);
+    }
+  }
+
+  ResponseFlow& response_flow(const FlowKey& k, const IpAddr& responder, const IpAddr& requester,
+                              std::uint32_t requester_qpn) {
+    auto [it, fresh] = responses.try_emplace(k);
+    if (fresh) {
+      it->second.responder = responder;
+      it->second.requester = requester;
+      it->second.requester_qpn = requester_qpn;
+    }
+    return it->second;
+  }
+
+  // Updates the pairing evidence with a response as it arrives.
+  void evidence(const Pkt& p) {
+    const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
+    ResponseFlow& rf = response_flow(k, p.src, p.dst, p.bth.dqpn);
+    if (rf.stream || rf.given_up) return;
+    std::set<std::size_t> fit;
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      const StreamEntry& e = streams[i];
+      if (e.requester_qpn || e.stream->transport() != wire::Transport::RC) continue;
+      if (!(e.requester == p.dst) || !(e.responder == p.src)) continue;
+      if (plausible(e, p.psn())) fit.insert(i);
+    }
+    if (!rf.candidates) {
+      if (!fit.empty()) rf.candidates = std::move(fit);
+    } else {
+      std::set<std::size_t> both;
+      for (std::size_t i : *rf.candidates)
+        if (fit.count(i)) both.insert(i);
+      rf.candidates = std::move(both);
+      if (rf.candidates->empty()) give_up(rf, p.frame, "its PSNs fit no single request stream");
+    }
+    if (rf.candidates && rf.candidates->size() == 1) pair(*rf.candidates->begin(), p.bth.dqpn);
+  }
+
+  void give_up(ResponseFlow& rf, std::uint64_t frame, std::string_view why) {
+    rf.given_up = true;
+    rf.candidates.reset();
+    judge.note(NoteKind::Unpaired, orphan_conn(rf), frame,
+               fmt::format("responses from {} to QP {:#x} at {} could not be paired with a "
+                           "request stream ({}); they are not judged",
+                           rf.responder.str(), rf.requester_qpn, rf.requester.str(), why));
+  }
+
+  ConnIndex orphan_conn(ResponseFlow& rf) {
+    if (!rf.orphan_conn)
+      rf.orphan_conn = judge.new_connection("RC", Endpoint{rf.requester.str(), rf.requester_qpn},
+                                            Endpoint{rf.responder.str(), std::nullopt});
+    return *rf.orphan_conn;
+  }
+
+  // ------------------------------------------------------------------------------- frames
+
+  bool ready(const Pkt& p) {
+    if (p.op->is_request()) return true;
+    const auto it = responses.find(flow_key(p.src, p.dst, p.bth.dqpn));
+    if (it == responses.end()) return true;
+    return it->second.stream || it->second.given_up || !it->second.candidates;
+  }
+
+  void process(const Pkt& p) {
+    if (p.op->is_request()) {
+      StreamEntry& e = streams[stream_for(p)];
+      judge.count_frame(e.stream->conn());
+      e.stream->on_request(p);
+      return;
+    }
+    ResponseFlow& rf = responses.at(flow_key(p.src, p.dst, p.bth.dqpn));
+    if (rf.stream) {
+      detail::Stream& s = *streams[*rf.stream].stream;
+      judge.count_frame(s.conn());
+      s.on_response(p);
+      return;
+    }
+    // Responses to requests the capture does not show (yet), or of a flow given up.
+    const ConnIndex c = orphan_conn(rf);
+    judge.count_frame(c);
+    ++rf.unjudged;
+    if (!rf.given_up && !rf.noted_orphan) {
+      rf.noted_orphan = true;
+      judge.note(NoteKind::OneDirection, c, p.frame,
+                 fmt::format("responses from {} to QP {:#x} before any request they could answer "
+                             "(the capture starts mid-connection or misses one direction)",
+                             rf.responder.str(), rf.requester_qpn));
+    }
+  }
+
+  void drain() {
+    while (!held.empty() && ready(held.front())) {
+      process(held.front());
+      held.pop_front();
+    }
+  }
+
+  void connected(const Pkt& p, const wire::ParsedFrame& f) {
+    std::optional<ConnIndex> conn;
+    if (p.op->is_request()) {
+      StreamEntry& e = streams[stream_for(p)];
+      track_range(e, p);
+      conn = e.stream->conn();
+    } else {
+      if (ud_endpoints.count({p.dst.b, p.bth.dqpn})) {
+        const ConnIndex c = ud_conn_of_endpoint(p.dst, p.bth.dqpn);
+        detail::check_frame_rules(judge, f, p, c);
+        judge.checked(RuleId::AckUnsolicited, c);
+        judge.violation(RuleId::AckUnsolicited, "ud", p, c,
+                        fmt::format("{} sent to QP {:#x}, a UD QP (UD is never acknowledged)",
+                                    p.op->name, p.bth.dqpn));
+        return;
+      }
+      evidence(p);
+      const ResponseFlow& rf = responses.at(flow_key(p.src, p.dst, p.bth.dqpn));
+      if (rf.stream) conn = streams[*rf.stream].stream->conn();
+    }
+    detail::check_frame_rules(judge, f, p, conn);
+    if (!p.icrc_ok) {
+      // Dropped by its receiver: no state change. If the same packet comes again intact (a
+      // request resent, a later response covering its PSN), the link corrupted it in flight.
+      if (corrupt.size() < 1024)
+        corrupt.push_back({judge.last_violation(), flow_key(p.src, p.dst, p.bth.dqpn), p.psn(),
+                           p.op->is_request(), p.frame});
+      return;
+    }
+    for (auto it = corrupt.begin(); it != corrupt.end(); ++it) {
+      const bool same_flow =
+          it->key == flow_key(p.src, p.dst, p.bth.dqpn) && it->request == p.op->is_request();
+      if (same_flow && (it->request ? p.psn() == it->psn : detail::pdiff(p.psn(), it->psn) >= 0)) {
+        if (it->violation != SIZE_MAX)
+          judge.explain_violation(
+              it->violation,
+              fmt::format("corrupted on the link: frame {} carries PSN {:#08x} again intact",
+                          p.frame, p.psn()));
+        corrupt.erase(it);
+        break;
+      }
+    }
+    if (held.empty() && ready(p)) {
+      process(p);
+      return;
+    }
+    held.push_back(p);
+    drain();
+    if (held.size() > kMaxHeld) {
+      const Pkt& front = held.front();
+      ResponseFlow& rf = responses.at(flow_key(front.src, front.dst, front.bth.dqpn));
+      give_up(rf, front.frame, "the evidence stayed ambiguous for too long");
+      drain();
+    }
+  }
+
+  ConnIndex ud_conn_of_endpoint(const IpAddr& ip, std::uint32_t qpn) {
+    for (const auto& [k, flow] : ud)
+      if ((k.first.dst == ip.b && k.first.qpn == qpn) || (k.first.src == ip.b && k.second == qpn))
+        return flow.conn;
+    return ud.begin()->second.conn;
+  }
+
+  void datagram(const Pkt& p, const wire::ParsedFrame& f) {
+    const auto key = std::make_pair(flow_key(p.src, p.dst, p.bth.dqpn), p.deth.srcqp);
+    auto [it, fresh] = ud.try_emplace(key);
+    if (fresh) {
+      it->second.conn = judge.new_connection("UD", Endpoint{p.src.str(), p.deth.srcqp},
+                                             Endpoint{p.dst.str(), p.bth.dqpn});
+      it->second.qkey = p.deth.qkey;
+      ud_endpoints.insert({p.src.b, p.deth.srcqp});
+      ud_endpoints.insert({p.dst.b, p.bth.dqpn});
+    }
+    const ConnIndex c = it->second.conn;
+    judge.count_frame(c);
+    detail::check_frame_rules(judge, f, p, c);
+    judge.checked(RuleId::UdQkey, c);
+    if (p.deth.qkey != it->second.qkey)
+      judge.violation(RuleId::UdQkey, "changed", p, c,
+                      fmt::format("Q_Key {:#x}; earlier datagrams of this flow carried {:#x}",
+                                  p.deth.qkey, it->second.qkey));
+  }
+
+  void cnp(const Pkt& p, const wire::ParsedFrame& f) {
+    const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
+    auto [it, fresh] = other.try_emplace(k);
+    if (fresh)
+      it->second = judge.new_connection("CNP", Endpoint{p.src.str(), std::nullopt},
+                                        Endpoint{p.dst.str(), p.bth.dqpn});
+    const ConnIndex c = it->second;
+    judge.count_frame(c);
+    detail::check_frame_rules(judge, f, p, c);
+    // The reaction point is (p.dst, DestQP); its packets went from p.dst to p.src.
+    judge.checked(RuleId::CnpCeMarked, c);
+    if (ce_marked_qp.count({p.dst.b, p.bth.dqpn})) return;
+    if (!ce_marked.count({p.dst.b, p.src.b}))
+      judge.violation(RuleId::CnpCeMarked, "never_marked", p, c,
+                      fmt::format("CNP to QP {:#x} at {}, but no packet from {} to {} was marked "
+                                  "CE before it",
+                                  p.bth.dqpn, p.dst.str(), p.dst.str(), p.src.str()),
+                      cnp_state());
+  }
+
+  static StateSnapshot cnp_state() {
+    StateSnapshot s;
+    s.expected = "no CNP";
+    return s;
+  }
+
+  void note_ce(const Pkt& p) {
+    if (p.ecn != 3) return;
+    ce_marked.insert({p.src.b, p.dst.b});
+    // The sending QP, when the pairing already tells it.
+    if (p.op->is_request()) {
+      if (const auto it = stream_of.find(flow_key(p.src, p.dst, p.bth.dqpn));
+          it != stream_of.end() && streams[it->second].requester_qpn)
+        ce_marked_qp.insert({p.src.b, *streams[it->second].requester_qpn});
+    } else if (p.op->is_response()) {
+      const auto it = responses.find(flow_key(p.src, p.dst, p.bth.dqpn));
+      if (it != responses.end() && it->second.stream)
+        ce_marked_qp.insert({p.src.b, streams[*it->second.stream].responder_qpn});
+    }
+  }
+
+  void unsupported(const Pkt& p, const wire::ParsedFrame& f) {
+    const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
+    auto [it, fresh] = other.try_emplace(k);
+    if (fresh) {
+      it->second = judge.new_connection(std::string(transport_name(p.op->transport)),
+                                        Endpoint{p.src.str(), std::nullopt},
+                                        Endpoint{p.dst.str(), p.bth.dqpn});
+      judge.note(NoteKind::Unsupported, it->second, p.frame,
+                 fmt::format("{} traffic is decoded and its frames checked, but its transport "
+                             "rules are not modelled",
+                             transport_name(p.op->transport)));
+    }
+    judge.count_frame(it->second);
+    detail::check_frame_rules(judge, f, p, it->second);
+  }
+
+  void add(std::uint64_t frame, std::int64_t ts, std::uint32_t wire_len,
+           std::span<const std::uint8_t> data, wire::LinkType link) {
+    ++report.frames;
+    const wire::ParsedFrame f = wire::decode(data, {link, opts.verify_icrc});
+    if (!f.roce) return;
+    ++report.roce_frames;
+    const Pkt p = make_pkt(f, frame, ts);
+    if (data.size() < wire_len) {
+      // Cut by the capture's snap length: judged on nothing, noted once.
+      if (truncated++ == 0) first_truncated = frame;
+      return;
+    }
+    if (!f.has_bth || f.op == nullptr || !f.op->known ||
+        (f.has_error && f.error.code != wire::DecodeErrc::pad_exceeds_payload &&
+         f.error.code != wire::DecodeErrc::unexpected_payload)) {
+      // Malformed: the wire rules name it; no transport state can be taken from it.
+      std::optional<ConnIndex> c;
+      if (f.has_bth && f.op && f.op->known && f.op->is_request()) {
+        if (const auto it = stream_of.find(flow_key(p.src, p.dst, p.bth.dqpn));
+            it != stream_of.end())
+          c = streams[it->second].stream->conn();
+      }
+      detail::check_frame_rules(judge, f, p, c);
+      return;
+    }
+    note_ce(p);
+    switch (p.op->transport) {
+      case wire::Transport::RC:
+      case wire::Transport::UC:
+        connected(p, f);
+        return;
+      case wire::Transport::UD:
+        datagram(p, f);
+        return;
+      case wire::Transport::CNP:
+        cnp(p, f);
+        return;
+      case wire::Transport::RD:
+      case wire::Transport::XRC:
+        unsupported(p, f);
+        return;
+    }
+  }
+
+  Report finish(const std::string& file) {
+    for (auto& [k, rf] : responses)
+      if (!rf.stream && !rf.given_up && rf.candidates) give_up(rf, 0, "the capture ended first");
+    drain();
+    for (StreamEntry& e : streams) e.stream->finish();
+    if (truncated > 0)
+      judge.note(NoteKind::Truncated, std::nullopt, first_truncated,
+                 fmt::format("{} RoCEv2 frames cut short by the capture were not judged; the "
+                             "PSNs they carried count as gaps",
+                             truncated));
+    if (report.rules[static_cast<std::size_t>(RuleId::KeyStatic)].checked > 0)
+      judge.note(NoteKind::Assumption, std::nullopt, 0,
+                 "key.static: no --setup given, so the responder's memory regions are taken as "
+                 "unchanged except where SEND WITH INVALIDATE shows an invalidation");
+    // Compact: merged connections disappear, ids are renumbered.
+    std::vector<std::uint32_t> new_id(report.connections.size(), kNoConnection);
+    std::vector<Connection> kept;
+    for (std::size_t i = 0; i < report.connections.size(); ++i) {
+      if (judge.resolve(static_cast<ConnIndex>(i)) != i) continue;
+      new_id[i] = static_cast<std::uint32_t>(kept.size());
+      kept.push_back(std::move(report.connections[i]));
+      kept.back().id = new_id[i];
+    }
+    auto remap = [&](std::uint32_t c) {
+      return c == kNoConnection ? c : new_id[judge.resolve(static_cast<ConnIndex>(c))];
+    };
+    for (Violation& v : report.violations) v.connection = remap(v.connection);
+    for (Note& n : report.notes)
+      if (n.connection) n.connection = remap(*n.connection);
+    report.connections = std::move(kept);
+    report.files = {file};
+    report.settle();
+    return std::move(report);
+  }
+};
+
+Checker::Checker(Options opts) : impl_(std::make_unique<Impl>(std::move(opts))) {}
+Checker::~Checker() = default;
+
+void Checker::add_frame(std::uint64_t frame, std::int64_t ts_ns, std::uint32_t wire_len,
+                        std::span<const std::uint8_t> data, wire::LinkType link) {
+  impl_->add(frame, ts_ns, wire_len, data, link);
+}
+
+Report Checker::finish(const std::string& file) {
+  return impl_->finish(file);
+}
+
+Report check_files(const std::vector<std::string>& files, const Options& opts) {
+  std::vector<Report> parts;
+  for (const std::string& path : files) {
+    pcap::Reader reader(path);
+    Checker checker(opts);
+    pcap::Record rec;
+    while (reader.next(rec))
+      checker.add_frame(rec.frame, rec.ts_ns, rec.len, rec.data, reader.link());
+    parts.push_back(checker.finish(path));
+  }
+  if (parts.size() == 1) return std::move(parts.front());
+  return merge(std::move(parts));
+}
+
 }  // namespace rocecert::check

@@ -30,12 +30,14 @@ struct RuleCount {
   std::uint64_t checked = 0;     // evaluated with a decided outcome
   std::uint64_t violations = 0;  // failed (Error rules: FAIL; Advisory: reported only)
   std::uint64_t deviations = 0;  // failed, but declared by the profile
+  std::uint64_t explained = 0;   // failed, and the network explains it (a frame corrupted on the
+                                 // link and resent): reported, not held against the device
 };
 
 // The model's view of the QP where a violation was found: enough to understand it without
 // re-running. Absent fields were not known at that point.
 struct StateSnapshot {
-  std::optional<std::uint32_t> next_psn;     // the PSN the requester would send next
+  std::optional<std::uint32_t> next_psn;        // the PSN the requester would send next
   std::optional<std::uint32_t> oldest_unacked;  // requester's oldest unacknowledged PSN
   std::optional<std::uint32_t> expected_psn;    // responder's expected PSN
   std::optional<std::uint32_t> msn;             // responder's MSN
@@ -46,13 +48,18 @@ struct StateSnapshot {
   std::string expected;  // what a conformant device would have sent or done, one line
 };
 
+// Violation::connection of a frame that belongs to no connection (a malformed frame, a response
+// that could not be paired); JSON null.
+inline constexpr std::uint32_t kNoConnection = 0xFFFFFFFFu;
+
 struct Violation {
   RuleId rule;
-  std::string cause;       // which case of the rule, e.g. "resumed_mid_read" (profiles key on it)
-  bool deviation = false;  // declared by the profile: DEVIATION, not FAIL
-  std::uint32_t file = 0;  // index in Report::files
+  std::string cause;        // which case of the rule, e.g. "resumed_mid_read" (profiles key on it)
+  bool deviation = false;   // declared by the profile: DEVIATION, not FAIL
+  std::string explained;    // non-empty: what in the network explains it (no verdict effect)
+  std::uint32_t file = 0;   // index in Report::files
   std::uint64_t frame = 0;  // 1-based, in that file
-  std::uint32_t connection = 0;  // index in Report::connections
+  std::uint32_t connection = 0;  // index in Report::connections, or kNoConnection
   std::uint32_t qpn = 0;         // the frame's destination QP
   std::uint32_t psn = 0;
   std::string message;  // one line: what was expected, what was seen
@@ -61,14 +68,14 @@ struct Violation {
 
 // Why a verdict is INCONCLUSIVE or UNSUPPORTED, or which explanation of a gap was used.
 enum class NoteKind : std::uint8_t {
-  CaptureError,   // an explanation that needs the tap to have missed or duplicated frames
-  Gap,            // a PSN never seen and never resent, a capture that starts mid-connection
-  Truncated,      // frames cut short by the capture (snaplen)
-  OneDirection,   // requests without any response, or responses without requests
-  Unpaired,       // requests and responses could not be paired to one QP pair
-  Unsupported,    // traffic the checker does not model (RD, XRC, ...)
-  Assumption,     // an assumption the verdict rests on (static MR table, ...)
-  Deviation,      // a profile deviation was applied
+  CaptureError,  // an explanation that needs the tap to have missed or duplicated frames
+  Gap,           // a PSN never seen and never resent, a capture that starts mid-connection
+  Truncated,     // frames cut short by the capture (snaplen)
+  OneDirection,  // requests without any response, or responses without requests
+  Unpaired,      // requests and responses could not be paired to one QP pair
+  Unsupported,   // traffic the checker does not model (RD, XRC, ...)
+  Assumption,    // an assumption the verdict rests on (static MR table, ...)
+  Deviation,     // a profile deviation was applied
 };
 std::string_view to_string(NoteKind k);
 

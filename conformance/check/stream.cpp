@@ -1,0 +1,840 @@
+#include "stream.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "rocecert/qp/timers.h"
+
+namespace rocecert::check::detail {
+namespace {
+
+using wire::Operation;
+using wire::Position;
+
+// The path MTUs a QP can have (IBA Vol. 1 chapter 9; docs/spec-notes.md §1.1).
+bool valid_mtu(std::uint32_t m) {
+  return m == 256 || m == 512 || m == 1024 || m == 2048 || m == 4096;
+}
+// The most PSNs the shadow keeps per stream: a window far beyond any real one (rxe allows 128
+// unacknowledged PSNs), so memory stays bounded by the number of live connections.
+constexpr std::size_t kMaxTracked = 1u << 16;
+
+bool is_atomic(Operation op) {
+  return op == Operation::COMPARE_SWAP || op == Operation::FETCH_ADD;
+}
+// Operations that complete a message at the responder when their last packet executes
+// (docs/spec-notes.md §3.5: SEND/WRITE on their last packet, READ when accepted, each atomic,
+// FLUSH and ATOMIC WRITE).
+bool ends_message(const wire::OpcodeInfo& op) {
+  switch (op.operation) {
+    case Operation::SEND:
+    case Operation::WRITE:
+      return op.ends_message();
+    case Operation::READ_REQUEST:
+    case Operation::COMPARE_SWAP:
+    case Operation::FETCH_ADD:
+    case Operation::FLUSH:
+    case Operation::ATOMIC_WRITE:
+      return true;
+    case Operation::READ_RESPONSE:
+    case Operation::ACK:
+    case Operation::ATOMIC_ACK:
+    case Operation::RESYNC:
+    case Operation::CNP:
+      return false;
+  }
+  return false;
+}
+std::string_view position_name(Position p) {
+  switch (p) {
+    case Position::FIRST:
+      return "FIRST";
+    case Position::MIDDLE:
+      return "MIDDLE";
+    case Position::LAST:
+      return "LAST";
+    case Position::ONLY:
+      return "ONLY";
+  }
+  return "?";
+}
+std::string_view access_name(int k) {
+  return k == 0 ? "WRITE" : k == 1 ? "READ" : "ATOMIC";
+}
+
+}  // namespace
+
+std::uint32_t KeyEpochs::get(const IpAddr& host, std::uint32_t rkey) const {
+  const auto it = gen_.find({host.b, rkey});
+  return it == gen_.end() ? 0 : it->second;
+}
+void KeyEpochs::invalidate(const IpAddr& host, std::uint32_t rkey) {
+  ++gen_[{host.b, rkey}];
+}
+
+Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, KeyEpochs& keys)
+    : j_(j), conn_(conn), transport_(t), responder_(responder), keys_(keys) {}
+
+Stream::PsnRec* Stream::rec(std::uint32_t psn) {
+  const std::int32_t i = pdiff(psn, base_);
+  if (i < 0 || static_cast<std::size_t>(i) >= recs_.size()) return nullptr;
+  return &recs_[static_cast<std::size_t>(i)];
+}
+
+std::uint32_t Stream::npkts(std::uint32_t len) const {
+  return len == 0 ? 1 : (len + *mtu_ - 1) / *mtu_;
+}
+
+StateSnapshot Stream::state(std::string expected) const {
+  StateSnapshot s;
+  if (started_) {
+    s.next_psn = next_;
+    if (transport_ == wire::Transport::RC) {
+      s.oldest_unacked = una_;
+      s.outstanding = static_cast<std::uint32_t>(std::max(0, pdiff(next_, una_)));
+    }
+  }
+  if (highest_resp_) s.expected_psn = padd(*highest_resp_, 1);
+  if (msn_base_ && !recs_.empty()) {
+    std::uint32_t n = *msn_base_;
+    bool known = true;
+    for (std::size_t i = 0; i < recs_.size(); ++i) {
+      if (highest_resp_ && pdiff(padd(base_, static_cast<std::int64_t>(i)), *highest_resp_) > 0)
+        break;
+      if (!recs_[i].seen) known = false;
+      n += recs_[i].ends ? 1u : 0u;
+    }
+    if (known) s.msn = n & 0xFFFFFF;
+  }
+  for (const ReadReq& r : reads_) s.outstanding_reads += r.answered ? 0 : 1;
+  for (const AtomicReq& a : atomics_) s.outstanding_reads += a.responses == 0 ? 1 : 0;
+  s.retries = retries_;
+  s.rnr_naks = rnr_naks_;
+  s.expected = std::move(expected);
+  return s;
+}
+
+// ---------------------------------------------------------------------------------- requests
+
+void Stream::on_request(const Pkt& p) {
+  const wire::OpcodeInfo& op = *p.op;
+  ++requests_;
+  j_.checked(RuleId::SeqTransport, conn_);
+  if (op.transport != transport_) {
+    j_.violation(RuleId::SeqTransport, "mixed", p, conn_,
+                 fmt::format("{} sent to a QP that receives {} traffic", op.name,
+                             transport_ == wire::Transport::RC ? "RC" : "UC"));
+    return;
+  }
+  if (!started_) {
+    started_ = true;
+    first_psn_ = base_ = una_ = next_ = p.psn();
+  }
+  if (fatal_) {
+    j_.checked(RuleId::ErrAfterFatal, conn_);
+    if (p.ts > fatal_ts_ + static_cast<std::int64_t>(j_.options().profile.fatal_nak_grace_ns))
+      j_.violation(
+          RuleId::ErrAfterFatal, "request_after_fatal_nak", p, conn_,
+          fmt::format("{} PSN {:#08x} sent {:.3f} ms after the fatal NAK of frame {}", op.name,
+                      p.psn(), static_cast<double>(p.ts - fatal_ts_) / 1e6, fatal_frame_),
+          state("nothing: the QP is in the error state after a fatal NAK"));
+  }
+  const std::int32_t d = pdiff(p.psn(), next_);
+  if (d >= 0)
+    new_packet(p, d);
+  else
+    old_packet(p);
+}
+
+void Stream::check_length(const Pkt& p) {
+  const wire::OpcodeInfo& op = *p.op;
+  if (op.payload != wire::Payload::DATA) return;
+  j_.checked(RuleId::SeqLength, conn_);
+  if (op.position == Position::FIRST || op.position == Position::MIDDLE) {
+    set_mtu(p, p.payload_len);
+    return;
+  }
+  const std::uint32_t limit = mtu_.value_or(4096);
+  if (p.payload_len > limit)
+    j_.violation(RuleId::SeqLength, "over_mtu", p, conn_,
+                 fmt::format("{} carries {} bytes, more than the path MTU {}", op.name,
+                             p.payload_len, limit));
+  else if (op.position == Position::LAST && p.payload_len == 0)
+    j_.violation(
+        RuleId::SeqLength, "empty_last", p, conn_,
+        fmt::format("{} carries no payload (a LAST packet carries 1 to MTU bytes)", op.name));
+}
+
+void Stream::set_mtu(const Pkt& p, std::uint32_t payload) {
+  if (!mtu_) {
+    if (!valid_mtu(payload)) {
+      j_.violation(RuleId::SeqLength, "not_an_mtu", p, conn_,
+                   fmt::format("{} carries {} bytes; FIRST and MIDDLE packets carry exactly the "
+                               "path MTU (256, 512, 1024, 2048 or 4096)",
+                               p.op->name, payload));
+      return;
+    }
+    mtu_ = payload;
+    for (ReadReq& rr : reads_)
+      if (rr.npkts == 0) fill_read_slots(rr);
+    return;
+  }
+  if (payload != *mtu_)
+    j_.violation(
+        RuleId::SeqLength, "not_mtu", p, conn_,
+        fmt::format("{} carries {} bytes, the path MTU is {}", p.op->name, payload, *mtu_));
+}
+
+// A READ whose length in packets became known: its response PSNs are reserved.
+void Stream::fill_read_slots(ReadReq& rr) {
+  rr.npkts = npkts(rr.len);
+  for (std::uint32_t i = 1; i < rr.npkts; ++i) {
+    const std::uint32_t psn = padd(rr.first, i);
+    if (pdiff(psn, next_) >= 0) {
+      // The READ was the last request: its span moves the next PSN.
+      while (pdiff(psn, next_) >= 0 && recs_.size() < kMaxTracked) {
+        PsnRec r;
+        r.seen = true;
+        r.read_slot = true;
+        recs_.push_back(r);
+        next_ = padd(next_, 1);
+      }
+    } else if (PsnRec* r = rec(psn); r && !r->seen) {
+      r->seen = true;
+      r->read_slot = true;
+    }
+  }
+}
+
+void Stream::check_sequence(const Pkt& p) {
+  const wire::OpcodeInfo& op = *p.op;
+  if (seq_known_) {
+    j_.checked(RuleId::SeqOpcode, conn_);
+    const bool cont = op.position == Position::MIDDLE || op.position == Position::LAST;
+    if (in_msg_ && !(cont && op.operation == cur_op_))
+      j_.violation(RuleId::SeqOpcode, "message_interrupted", p, conn_,
+                   fmt::format("{} while a {} message is open (expected its MIDDLE or LAST)",
+                               op.name, cur_op_ == Operation::SEND ? "SEND" : "RDMA WRITE"),
+                   state());
+    else if (!in_msg_ && cont)
+      j_.violation(RuleId::SeqOpcode, "no_first", p, conn_,
+                   fmt::format("{} without a FIRST packet before it", op.name), state());
+  }
+  seq_known_ = true;
+  in_msg_ = op.position == Position::FIRST || op.position == Position::MIDDLE;
+  cur_op_ = op.operation;
+}
+
+void Stream::record_request(const Pkt& p, PsnRec& r) {
+  const wire::OpcodeInfo& op = *p.op;
+  r.opcode = op.value;
+  r.seen = true;
+  r.read_slot = false;
+  r.ends = ends_message(op);
+  r.ip_id = p.ip_id;
+  r.payload = p.payload_len;
+  r.icrc = p.icrc;
+  if (transport_ != wire::Transport::RC) return;
+  const std::uint32_t host_epoch_rkey = p.has(wire::Header::Reth)
+                                            ? keys_.get(responder_, p.reth.rkey)
+                                            : keys_.get(responder_, p.atomic.rkey);
+  if (op.operation == Operation::WRITE && op.starts_message()) {
+    PendingAccess a{Access::Write, p.psn(),       std::nullopt,    p.reth.rkey,
+                    p.reth.va,     p.reth.dmalen, host_epoch_rkey, p.frame};
+    if (op.ends_message()) a.last = p.psn();
+    accesses_.push_back(a);
+  } else if (op.operation == Operation::WRITE && op.ends_message()) {
+    for (auto it = accesses_.rbegin(); it != accesses_.rend(); ++it)
+      if (it->kind == Access::Write && !it->last) {
+        it->last = p.psn();
+        break;
+      }
+  } else if (op.operation == Operation::READ_REQUEST) {
+    accesses_.push_back({Access::Read, p.psn(), p.psn(), p.reth.rkey, p.reth.va, p.reth.dmalen,
+                         host_epoch_rkey, p.frame});
+  } else if (is_atomic(op.operation)) {
+    accesses_.push_back({Access::Atomic, p.psn(), p.psn(), p.atomic.rkey, p.atomic.va, 8,
+                         host_epoch_rkey, p.frame});
+  }
+  if (p.has(wire::Header::Ieth)) keys_.invalidate(responder_, p.ieth.rkey);
+  while (accesses_.size() > 4096) accesses_.pop_front();
+}
+
+void Stream::new_packet(const Pkt& p, std::int32_t gap) {
+  const wire::OpcodeInfo& op = *p.op;
+  burst_ = false;
+  j_.checked(RuleId::PsnSequence, conn_);
+  if (gap > 0) {
+    // PSNs next_..p-1 never reached the tap. Lost before it, they must be resent (RC) or are
+    // gone for good (UC, docs/spec-notes.md §3.3); missed by the tap, an ACK will cover them.
+    seq_known_ = false;
+    if (transport_ == wire::Transport::RC) {
+      if (static_cast<std::size_t>(gap) + recs_.size() > kMaxTracked) {
+        if (!j_.explain(
+                conn_, static_cast<std::uint32_t>(gap), p,
+                fmt::format("the tap missed {} request packets before PSN {:#08x}", gap, p.psn())))
+          j_.violation(RuleId::PsnSequence, "jump", p, conn_,
+                       fmt::format("PSN {:#08x} follows {:#08x}: {} PSNs skipped", p.psn(),
+                                   padd(next_, -1), gap),
+                       state(fmt::format("PSN {:#08x}", next_)));
+        recs_.clear();
+        base_ = una_ = p.psn();
+        msn_base_.reset();
+      } else {
+        for (std::int32_t i = 0; i < gap; ++i) recs_.emplace_back();
+      }
+    }
+  }
+  check_sequence(p);
+  check_length(p);
+  next_ = padd(p.psn(), 1);
+  if (transport_ != wire::Transport::RC) return;
+  if (recs_.size() >= kMaxTracked) {
+    // Beyond any real window: forget the oldest PSNs (their MSN contribution with them).
+    recs_.pop_front();
+    base_ = padd(base_, 1);
+    msn_base_.reset();
+  }
+  if (recs_.empty()) base_ = p.psn();
+  recs_.emplace_back();
+  record_request(p, recs_.back());
+  if (op.operation == Operation::READ_REQUEST) {
+    ReadReq rr;
+    rr.first = p.psn();
+    rr.va = p.reth.va;
+    rr.rkey = p.reth.rkey;
+    rr.len = rr.seg_len = p.reth.dmalen;
+    rr.seg_psn = rr.resp_next = p.psn();
+    reads_.push_back(rr);
+    if (mtu_ || rr.len <= 256) {
+      if (!mtu_ && rr.len <= 256) {
+        reads_.back().npkts = 1;
+      } else {
+        fill_read_slots(reads_.back());
+      }
+    }
+    while (reads_.size() > 1024) reads_.pop_front();
+  } else if (is_atomic(op.operation)) {
+    atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
+    while (atomics_.size() > 1024) atomics_.pop_front();
+  }
+  j_.checked(RuleId::PsnWindow, conn_);
+  if (pdiff(next_, una_) < 0)
+    j_.violation(RuleId::PsnWindow, "exceeded", p, conn_,
+                 fmt::format("2^23 or more PSNs outstanding (oldest unacknowledged {:#08x})", una_),
+                 state());
+}
+
+void Stream::old_packet(const Pkt& p) {
+  const wire::OpcodeInfo& op = *p.op;
+  if (transport_ != wire::Transport::RC) return;  // UC never resends: a reordered original
+  PsnRec* r = rec(p.psn());
+  if (r && !r->seen) {
+    // A PSN the tap had not shown: the original, late (reordered by the link), or the resend
+    // of a packet lost before the tap. Both are fine; it is checked against its neighbours.
+    record_request(p, *r);
+    if (op.operation == Operation::READ_REQUEST) {
+      ReadReq rr;
+      rr.first = rr.seg_psn = rr.resp_next = p.psn();
+      rr.va = p.reth.va;
+      rr.rkey = p.reth.rkey;
+      rr.len = rr.seg_len = p.reth.dmalen;
+      reads_.push_back(rr);
+      if (mtu_) fill_read_slots(reads_.back());
+    } else if (is_atomic(op.operation)) {
+      atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
+    }
+    check_length(p);
+    burst_ = true;
+    last_resent_ = p.psn();
+    return;
+  }
+  if (r && r->seen && !r->read_slot && r->icrc == p.icrc && r->ip_id == p.ip_id &&
+      r->opcode == op.value && !r->awaiting) {
+    // The very same frame again (IPv4 id included): duplicated by the link or the tap.
+    ++link_duplicates_;
+    if (is_atomic(op.operation))
+      for (AtomicReq& a : atomics_)
+        if (a.psn == p.psn()) ++a.requests;
+    return;
+  }
+  start_resend(p);
+}
+
+void Stream::start_resend(const Pkt& p) {
+  const wire::OpcodeInfo& op = *p.op;
+  ++resends_;
+  j_.checked(RuleId::PsnRetransmit, conn_);
+  PsnRec* r = rec(p.psn());
+  if (r) r->awaiting = false;
+  ReadReq* rr = read_holding(p.psn());
+  if (op.operation == Operation::READ_REQUEST && rr && rr->first != p.psn()) {
+    // A READ re-requested mid-way (docs/spec-notes.md §5.3): the rest of the original.
+    j_.checked(RuleId::ReadResume, conn_);
+    if (!mtu_) {
+      // Cannot place it without the path MTU; accept it as the new segment.
+    } else {
+      const std::uint32_t k = static_cast<std::uint32_t>(pdiff(p.psn(), rr->first));
+      const std::uint64_t skip = static_cast<std::uint64_t>(k) * *mtu_;
+      if (p.reth.rkey != rr->rkey || p.reth.va != rr->va + skip ||
+          static_cast<std::uint64_t>(p.reth.dmalen) + skip != rr->len)
+        j_.violation(
+            RuleId::ReadResume, "not_the_rest", p, conn_,
+            fmt::format("READ re-requested at PSN {:#08x} with VA {:#x}, length {}, "
+                        "rkey {:#x}; the rest of the READ of PSN {:#08x} is VA {:#x}, "
+                        "length {}, rkey {:#x}",
+                        p.psn(), p.reth.va, p.reth.dmalen, p.reth.rkey, rr->first, rr->va + skip,
+                        rr->len - std::min<std::uint64_t>(skip, rr->len), rr->rkey),
+            state());
+    }
+    rr->seg_psn = rr->resp_next = p.psn();
+    rr->seg_len = p.reth.dmalen;
+  } else if (r && r->seen && !r->read_slot) {
+    if (r->opcode != op.value || (op.payload == wire::Payload::DATA && r->payload != p.payload_len))
+      j_.violation(RuleId::PsnRetransmit, "different_packet", p, conn_,
+                   fmt::format("PSN {:#08x} resent as {} with {} bytes; it was sent as {} with {} "
+                               "bytes",
+                               p.psn(), op.name, p.payload_len, wire::opcode_info(r->opcode).name,
+                               r->payload),
+                   state("the same packet as the first time"));
+    if (op.operation == Operation::READ_REQUEST && rr) {
+      j_.checked(RuleId::ReadResume, conn_);
+      if (p.reth.va != rr->va || p.reth.dmalen != rr->len || p.reth.rkey != rr->rkey)
+        j_.violation(
+            RuleId::ReadResume, "different_request", p, conn_,
+            fmt::format("READ of PSN {:#08x} resent with VA {:#x}, length {}, rkey {:#x}; "
+                        "it was VA {:#x}, length {}, rkey {:#x}",
+                        p.psn(), p.reth.va, p.reth.dmalen, p.reth.rkey, rr->va, rr->len, rr->rkey),
+            state());
+      rr->seg_psn = rr->resp_next = p.psn();
+      rr->seg_len = p.reth.dmalen;
+    }
+  } else if (r && r->read_slot) {
+    j_.violation(
+        RuleId::PsnRetransmit, "inside_read", p, conn_,
+        fmt::format("{} resent at PSN {:#08x}, a PSN of a READ's responses", op.name, p.psn()),
+        state());
+  }
+  if (is_atomic(op.operation))
+    for (AtomicReq& a : atomics_)
+      if (a.psn == p.psn()) ++a.requests;
+
+  if (burst_ && pdiff(p.psn(), last_resent_) > 0) {
+    // The go-back-N goes on (PSNs it passes over were lost before the tap, or the responder
+    // had them already).
+    last_resent_ = p.psn();
+    return;
+  }
+  // A new go-back-N: from a NAK's PSN (RNR: once its timer ran out), or from the oldest
+  // unacknowledged PSN (a timeout, an implicit NAK; an older one when ACKs were lost after
+  // the tap). docs/spec-notes.md §5.2-5.4.
+  burst_ = true;
+  last_resent_ = p.psn();
+  ++retries_;
+  // An RNR NAK's wait holds even when a NAK PSN sequence error followed it.
+  auto rnr = std::find_if(nak_points_.rbegin(), nak_points_.rend(),
+                          [&](const NakPoint& n) { return n.rnr && n.psn == p.psn(); });
+  if (rnr != nak_points_.rend()) {
+    j_.checked(RuleId::AckRnrWait, conn_);
+    const auto tol = static_cast<std::int64_t>(j_.options().profile.timing_tolerance_ns);
+    if (p.ts + tol < rnr->not_before)
+      j_.violation(
+          RuleId::AckRnrWait, "too_early", p, conn_,
+          fmt::format("PSN {:#08x} resent {:.3f} ms before the RNR timer of the NAK of "
+                      "frame {} ran out",
+                      p.psn(), static_cast<double>(rnr->not_before - p.ts) / 1e6, rnr->frame),
+          state("nothing until the RNR timer has run out"));
+    nak_points_.erase(std::next(rnr).base());  // waited for: it constrains no later resend
+  }
+  // Starting after the oldest unacknowledged PSN is explained by resends lost before the tap
+  // or by an ACK the tap missed; what the responder may then acknowledge is checked in
+  // acknowledge_through() (after a NAK it needs every PSN from the NAK's on again).
+}
+
+void Stream::await_resend(std::uint32_t from, std::uint32_t to) {
+  for (std::uint32_t psn = from; pdiff(psn, to) < 0; psn = padd(psn, 1))
+    if (PsnRec* r = rec(psn); r && r->seen && !r->read_slot) r->awaiting = true;
+}
+
+// --------------------------------------------------------------------------------- responses
+
+Stream::ReadReq* Stream::read_holding(std::uint32_t psn) {
+  for (auto it = reads_.rbegin(); it != reads_.rend(); ++it) {
+    const std::int32_t k = pdiff(psn, it->first);
+    if (k < 0) continue;
+    if (it->npkts == 0 ? k == 0 || pdiff(psn, next_) < 0
+                       : static_cast<std::uint32_t>(k) < it->npkts)
+      return &*it;
+    if (k >= 0) break;  // later READs start after this PSN; older ones end before
+  }
+  return nullptr;
+}
+
+void Stream::on_response(const Pkt& p) {
+  ++responses_;
+  if (!started_) {
+    if (!noted_early_response_)
+      j_.note(NoteKind::Gap, conn_, p.frame,
+              "responses before any request of this QP: the capture starts mid-connection");
+    noted_early_response_ = true;
+    return;
+  }
+  const wire::OpcodeInfo& op = *p.op;
+  j_.checked(RuleId::AckPsn, conn_);
+  const std::int32_t ahead = pdiff(p.psn(), next_);
+  if (ahead >= 0) {
+    const auto need = static_cast<std::uint32_t>(ahead) + 1;
+    if (!j_.explain(
+            conn_, need, p,
+            fmt::format("{} for PSN {:#08x}: the tap missed {} requests", op.name, p.psn(), need)))
+      j_.violation(RuleId::AckPsn, "unsent", p, conn_,
+                   fmt::format("{} for PSN {:#08x}, but the highest PSN sent is {:#08x}", op.name,
+                               p.psn(), padd(next_, -1)),
+                   state("no response for a PSN that was never sent"));
+    return;
+  }
+  if (op.operation == Operation::READ_RESPONSE)
+    on_read_response(p);
+  else if (op.operation == Operation::ATOMIC_ACK)
+    on_atomic_ack(p);
+  else
+    on_ack(p);
+  if (!highest_resp_ || pdiff(p.psn(), *highest_resp_) > 0) highest_resp_ = p.psn();
+}
+
+std::optional<std::uint32_t> Stream::ends_through(std::uint32_t psn) {
+  const std::int32_t i = pdiff(psn, base_);
+  if (i < -1 || i >= static_cast<std::int32_t>(recs_.size())) return std::nullopt;
+  std::uint32_t n = 0;
+  for (std::int32_t k = 0; k <= i; ++k) {
+    const PsnRec& r = recs_[static_cast<std::size_t>(k)];
+    if (!r.seen) return std::nullopt;
+    n += r.ends ? 1 : 0;
+  }
+  return n;
+}
+
+void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact) {
+  const std::optional<std::uint32_t> lo = ends_through(lo_psn);
+  if (!lo) return;
+  if (!msn_base_) {
+    if (exact) msn_base_ = padd(p.aeth.msn, -static_cast<std::int64_t>(*lo));
+    return;
+  }
+  const std::uint32_t want = padd(*msn_base_, *lo);
+  j_.checked(RuleId::AckMsn, conn_);
+  if (exact) {
+    if (p.aeth.msn != want)
+      j_.violation(RuleId::AckMsn, "count", p, conn_,
+                   fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} (messages "
+                               "completed through PSN {:#08x})",
+                               p.op->name, p.psn(), p.aeth.msn, want, lo_psn),
+                   state(fmt::format("MSN {}", want)));
+    return;
+  }
+  // A duplicate or a data response: the MSN may include what the responder completed since.
+  const std::optional<std::uint32_t> hi = ends_through(padd(next_, -1));
+  const std::int32_t above = pdiff(p.aeth.msn, want);
+  const std::int32_t span = hi ? static_cast<std::int32_t>(*hi - *lo) : (1 << 22);
+  if (above < 0 || above > span)
+    j_.violation(RuleId::AckMsn, "range", p, conn_,
+                 fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
+                             p.psn(), p.aeth.msn, want, padd(want, span)),
+                 state(fmt::format("MSN between {} and {}", want, padd(want, span))));
+}
+
+// Everything before `end` is acknowledged.
+void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
+  if (pdiff(end, una_) <= 0) return;
+  std::uint32_t unseen = 0;
+  std::uint32_t first_unseen = 0;
+  std::uint32_t skipped = 0;
+  std::uint32_t first_skipped = 0;
+  for (std::uint32_t psn = una_; pdiff(psn, end) < 0; psn = padd(psn, 1)) {
+    PsnRec* r = rec(psn);
+    if (r && r->awaiting) {
+      if (skipped == 0) first_skipped = psn;
+      ++skipped;
+      r->awaiting = false;
+    }
+    if (r && !r->seen) {
+      if (unseen == 0) first_unseen = psn;
+      ++unseen;
+      r->seen = true;  // accepted by the responder: it was sent
+    }
+    if (!r && pdiff(psn, base_) >= static_cast<std::int32_t>(recs_.size())) break;
+  }
+  if (unseen > 0) {
+    j_.checked(RuleId::PsnSequence, conn_);
+    if (!j_.explain(conn_, unseen, p,
+                    fmt::format("{} acknowledges {} request packets from PSN {:#08x} that the "
+                                "tap never showed",
+                                p.op->name, unseen, first_unseen)))
+      j_.violation(RuleId::PsnSequence, "acknowledged_unseen", p, conn_,
+                   fmt::format("{} acknowledges PSN {:#08x}.. ({} PSNs) that were never sent: the "
+                               "requester skipped them or the responder accepted a gap",
+                               p.op->name, first_unseen, unseen),
+                   state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_unseen)));
+    msn_base_.reset();  // their opcodes, hence the messages they end, are unknown
+  }
+  if (skipped > 0) {
+    j_.checked(RuleId::AckPsn, conn_);
+    if (!j_.explain(conn_, 1, p,
+                    fmt::format("{} acknowledges PSN {:#08x}.., NAKed before: the tap missed "
+                                "their resend",
+                                p.op->name, first_skipped)))
+      j_.violation(RuleId::AckPsn, "not_resent_after_nak", p, conn_,
+                   fmt::format("{} acknowledges {} PSNs from {:#08x} that the responder had NAKed "
+                               "and that were not sent again since",
+                               p.op->name, skipped, first_skipped),
+                   state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_skipped)));
+  }
+  // Writes whose last packet is acknowledged were granted.
+  for (PendingAccess& a : accesses_)
+    if (a.kind == Access::Write && a.last && pdiff(*a.last, end) < 0) {
+      key_fact(p, a.kind, true, a.rkey, a.va, a.len, a.epoch);
+      a.kind = Access::Atomic;  // resolved: never considered again
+      a.len = 0;
+    }
+  std::erase_if(accesses_, [&](const PendingAccess& a) {
+    return a.len == 0 || (a.last && pdiff(*a.last, end) < 0);
+  });
+  una_ = end;
+  std::erase_if(nak_points_, [&](const NakPoint& n) { return pdiff(n.psn, una_) < 0; });
+  // Drop the acknowledged PSNs, folding their messages into the MSN base.
+  while (!recs_.empty() && pdiff(base_, una_) < 0) {
+    if (msn_base_) msn_base_ = padd(*msn_base_, recs_.front().ends ? 1 : 0);
+    recs_.pop_front();
+    base_ = padd(base_, 1);
+  }
+  if (recs_.empty()) base_ = next_;
+  retries_ = 0;
+  rnr_naks_ = 0;
+}
+
+void Stream::on_ack(const Pkt& p) {
+  const std::uint8_t s = p.aeth.syndrome;
+  const std::uint32_t psn = p.psn();
+  switch (wire::aeth_kind(s)) {
+    case wire::AethKind::ACK: {
+      const bool fresh = !highest_resp_ || pdiff(psn, *highest_resp_) >= 0;
+      check_msn(p, psn, fresh && pdiff(psn, una_) >= 0);
+      acknowledge_through(p, padd(psn, 1));
+      break;
+    }
+    case wire::AethKind::RNR_NAK: {
+      burst_ = false;  // the resend it calls for is a new go-back-N
+      check_msn(p, padd(psn, -1), true);
+      acknowledge_through(p, psn);
+      ++rnr_naks_;
+      const auto wait = static_cast<std::int64_t>(qp::rnr_timer_ns(wire::aeth_value(s)));
+      nak_points_.push_back({psn, true, p.ts + wait, p.frame});
+      break;
+    }
+    case wire::AethKind::NAK: {
+      check_msn(p, padd(psn, -1), true);
+      acknowledge_through(p, psn);
+      const std::optional<wire::NakCode> code = wire::nak_code(s);
+      if (code == wire::NakCode::PSN_SEQUENCE_ERROR) {
+        burst_ = false;
+        // The responder has nothing from `psn` on: all of it must come again.
+        await_resend(psn, next_);
+        nak_points_.push_back({psn, false, 0, p.frame});
+        break;
+      }
+      if (!fatal_) {
+        fatal_ = true;
+        fatal_ts_ = p.ts;
+        fatal_frame_ = p.frame;
+      }
+      if (code == wire::NakCode::REMOTE_ACCESS_ERROR)
+        for (PendingAccess& a : accesses_)
+          if (pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0)) {
+            key_fact(p, a.kind, false, a.rkey, a.va, a.len, a.epoch);
+            break;
+          }
+      break;
+    }
+    case wire::AethKind::RESERVED:
+      break;  // ack.syndrome reported it
+  }
+  while (nak_points_.size() > 64) nak_points_.erase(nak_points_.begin());
+}
+
+void Stream::on_read_response(const Pkt& p) {
+  const wire::OpcodeInfo& op = *p.op;
+  const std::uint32_t psn = p.psn();
+  j_.checked(RuleId::ReadResponse, conn_);
+  if (op.position == Position::FIRST || op.position == Position::MIDDLE) {
+    j_.checked(RuleId::SeqLength, conn_);
+    set_mtu(p, p.payload_len);
+  }
+  ReadReq* rr = read_holding(psn);
+  if (!rr) {
+    PsnRec* r = rec(psn);
+    if (r && !r->seen) {
+      if (!j_.explain(
+              conn_, 1, p,
+              fmt::format("{} for PSN {:#08x}: the tap missed its READ request", op.name, psn)))
+        j_.violation(RuleId::ReadResponse, "no_request", p, conn_,
+                     fmt::format("{} for PSN {:#08x}, which no READ request sent", op.name, psn),
+                     state());
+    } else if (pdiff(psn, base_) >= 0 || reads_.empty()) {
+      j_.violation(RuleId::ReadResponse, "no_request", p, conn_,
+                   fmt::format("{} for PSN {:#08x}, which is not a PSN of an outstanding READ",
+                               op.name, psn),
+                   state());
+    }
+    if (op.has(wire::Header::Aeth)) check_msn(p, psn, false);
+    acknowledge_through(p, padd(psn, 1));
+    return;
+  }
+  rr->answered = true;
+  if (pdiff(psn, rr->seg_psn) >= 0 && mtu_) {
+    const auto k = static_cast<std::uint32_t>(pdiff(psn, rr->seg_psn));
+    const std::uint32_t n_seg = npkts(rr->seg_len);
+    const Position want = n_seg == 1       ? Position::ONLY
+                          : k == 0         ? Position::FIRST
+                          : k + 1 == n_seg ? Position::LAST
+                                           : Position::MIDDLE;
+    if (psn == rr->resp_next || k == 0) {
+      j_.checked(RuleId::ReadOpcode, conn_);
+      if (k < n_seg && op.position != want) {
+        const bool resumed = rr->seg_psn != rr->first && k == 0 &&
+                             (op.position == Position::MIDDLE || op.position == Position::LAST);
+        j_.violation(RuleId::ReadOpcode, resumed ? "resumed_mid_read" : "position", p, conn_,
+                     fmt::format("READ response {} of {} (PSN {:#08x}) is {}, expected {}", k + 1,
+                                 n_seg, psn, position_name(op.position), position_name(want)),
+                     state(fmt::format("RDMA READ RESPONSE {}", position_name(want))));
+      }
+    }
+    j_.checked(RuleId::ReadLength, conn_);
+    const std::uint64_t done = static_cast<std::uint64_t>(k) * *mtu_;
+    const std::uint64_t want_len =
+        done >= rr->seg_len ? 0 : std::min<std::uint64_t>(*mtu_, rr->seg_len - done);
+    if (k >= n_seg || p.payload_len != want_len)
+      j_.violation(RuleId::ReadLength, k >= n_seg ? "beyond_length" : "payload", p, conn_,
+                   fmt::format("READ response PSN {:#08x} carries {} bytes; the READ of PSN "
+                               "{:#08x} asks {} bytes from PSN {:#08x}, so {} here",
+                               psn, p.payload_len, rr->first, rr->seg_len, rr->seg_psn, want_len),
+                   state(fmt::format("{} bytes", want_len)));
+  } else if (!mtu_ && op.position == Position::ONLY) {
+    j_.checked(RuleId::ReadLength, conn_);
+    if (p.payload_len != rr->seg_len)
+      j_.violation(RuleId::ReadLength, "payload", p, conn_,
+                   fmt::format("READ RESPONSE ONLY carries {} bytes, the READ asks {}",
+                               p.payload_len, rr->seg_len),
+                   state(fmt::format("{} bytes", rr->seg_len)));
+  }
+  rr->resp_next = padd(psn, 1);
+  if (op.has(wire::Header::Aeth)) check_msn(p, rr->first, false);
+  // The first response of a READ shows its access was granted.
+  for (PendingAccess& a : accesses_)
+    if (a.kind == Access::Read && a.first == rr->first && a.len != 0) {
+      key_fact(p, Access::Read, true, a.rkey, a.va, a.len, a.epoch);
+      a.len = 0;
+    }
+  acknowledge_through(p, padd(psn, 1));
+}
+
+void Stream::on_atomic_ack(const Pkt& p) {
+  const std::uint32_t psn = p.psn();
+  j_.checked(RuleId::AtomicResponse, conn_);
+  AtomicReq* a = nullptr;
+  for (auto it = atomics_.rbegin(); it != atomics_.rend(); ++it)
+    if (it->psn == psn) {
+      a = &*it;
+      break;
+    }
+  if (!a) {
+    PsnRec* r = rec(psn);
+    if (!(r && !r->seen &&
+          j_.explain(conn_, 1, p,
+                     fmt::format("ATOMIC ACKNOWLEDGE for PSN {:#08x}: the tap "
+                                 "missed its request",
+                                 psn))))
+      j_.violation(RuleId::AtomicResponse, "not_atomic", p, conn_,
+                   fmt::format("ATOMIC ACKNOWLEDGE for PSN {:#08x}, which is not an atomic "
+                               "request",
+                               psn),
+                   state());
+    check_msn(p, psn, false);
+    acknowledge_through(p, padd(psn, 1));
+    return;
+  }
+  if (a->responses > 0) {
+    j_.checked(RuleId::AtomicReplay, conn_);
+    if (p.atomic_ack.orig != a->orig)
+      j_.violation(RuleId::AtomicReplay, "different_value", p, conn_,
+                   fmt::format("repeated atomic PSN {:#08x} answered with original value {:#x}; "
+                               "the first answer said {:#x}",
+                               psn, p.atomic_ack.orig, a->orig),
+                   state(fmt::format("ATOMIC ACKNOWLEDGE with {:#x}", a->orig)));
+  } else {
+    a->orig = p.atomic_ack.orig;
+    j_.checked(RuleId::AtomicAlignment, conn_);
+    if (a->va % 8 != 0)
+      j_.violation(RuleId::AtomicAlignment, "executed", p, conn_,
+                   fmt::format("atomic to VA {:#x} (not 8-byte aligned) was executed", a->va),
+                   state("NAK invalid request"));
+  }
+  ++a->responses;
+  for (PendingAccess& acc : accesses_)
+    if (acc.kind == Access::Atomic && acc.first == psn && acc.len != 0) {
+      key_fact(p, Access::Atomic, true, acc.rkey, acc.va, acc.len, acc.epoch);
+      acc.len = 0;
+    }
+  check_msn(p, psn, false);
+  acknowledge_through(p, padd(psn, 1));
+}
+
+// Key enforcement with the MR table taken as static between invalidations (no --setup): an
+// access refused inside a range granted before with the same rkey and right (or granted inside
+// a range refused before) contradicts any fixed table. docs/spec-notes.md §7.3.
+void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rkey, std::uint64_t va,
+                      std::uint32_t len, std::uint32_t epoch) {
+  if (len == 0) return;  // zero-length accesses are not key-checked (§4.4)
+  const std::uint64_t end = va + len;
+  j_.checked(RuleId::KeyStatic, conn_);
+  for (const KeyFact& f : facts_) {
+    if (f.kind != kind || f.rkey != rkey || f.epoch != epoch || f.granted == granted) continue;
+    const std::uint64_t fend = f.va + f.len;
+    // The refused range lies inside the granted one.
+    const bool contradicts = granted ? (f.va >= va && fend <= end) : (va >= f.va && end <= fend);
+    if (contradicts) {
+      j_.violation(
+          RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p, conn_,
+          fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
+                      "(no invalidation between)",
+                      access_name(static_cast<int>(kind)), rkey, va, len,
+                      granted ? "granted" : "refused", f.granted ? "granted" : "refused", f.frame),
+          state(granted ? "NAK remote access error" : "the access granted again"));
+      return;
+    }
+  }
+  if (facts_.size() < 4096) facts_.push_back({kind, granted, rkey, va, len, epoch, p.frame});
+}
+
+void Stream::finish() {
+  if (transport_ != wire::Transport::RC || !started_) return;
+  std::uint32_t unseen = 0;
+  std::uint32_t first = 0;
+  for (std::size_t i = 0; i < recs_.size(); ++i)
+    if (!recs_[i].seen) {
+      if (unseen == 0) first = padd(base_, static_cast<std::int64_t>(i));
+      ++unseen;
+    }
+  if (unseen > 0)
+    j_.note(NoteKind::Gap, conn_, 0,
+            fmt::format("{} PSNs from {:#08x} never seen, never resent and never acknowledged "
+                        "(lost before the tap before the capture ended, or missed by it)",
+                        unseen, first));
+  if (responses_ == 0 && resends_ == 0 && requests_ > 1)
+    j_.note(NoteKind::OneDirection, conn_, 0,
+            fmt::format("{} RC requests and no response at all, yet the requester never resent "
+                        "anything: the capture shows one direction only",
+                        requests_));
+}
+
+}  // namespace rocecert::check::detail

@@ -1,0 +1,169 @@
+// The shadow of one RC or UC requester → responder stream: the requests one QP sends to one
+// destination QP, and (RC, once paired) the responses that come back. It reconstructs what the
+// two QPs must have done (next PSN, oldest unacknowledged PSN, outstanding READs and atomics,
+// the responder's MSN, retry state) and applies the stream and pair rules of rules.def.
+//
+// Capture gaps are explained, never held against the device: a PSN the tap never showed is a
+// frame lost before the tap (fine: it must be resent, or the responder NAKs) or a frame the tap
+// missed (a capture error, from the connection's budget; docs/check.md).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check_internal.h"
+
+namespace rocecert::check::detail {
+
+// Invalidation generations of rkeys per responder host: a key fact only conflicts with facts
+// of the same generation (SEND_WITH_INVALIDATE seen on the wire starts a new one).
+class KeyEpochs {
+ public:
+  std::uint32_t get(const IpAddr& host, std::uint32_t rkey) const;
+  void invalidate(const IpAddr& host, std::uint32_t rkey);
+
+ private:
+  std::map<std::pair<std::array<std::uint8_t, 16>, std::uint32_t>, std::uint32_t> gen_;
+};
+
+class Stream {
+ public:
+  Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, KeyEpochs& keys);
+
+  void on_request(const Pkt& p);
+  void on_response(const Pkt& p);
+  // End of capture: PSNs never seen become gap notes.
+  void finish();
+
+  ConnIndex conn() const { return conn_; }
+  wire::Transport transport() const { return transport_; }
+  bool started() const { return started_; }
+  std::uint32_t first_psn() const { return first_psn_; }
+  std::uint32_t next_psn() const { return next_; }
+  std::uint64_t responses() const { return responses_; }
+
+ private:
+  enum class Access : std::uint8_t { Write, Read, Atomic };
+  struct PsnRec {
+    std::uint8_t opcode = 0;
+    bool seen = false;       // the tap showed this PSN
+    bool read_slot = false;  // reserved by a READ for its responses (not its first PSN)
+    bool ends = false;       // completes a message at the responder (MSN + 1)
+    bool awaiting = false;   // a go-back-N passed over it: it must be resent before it is ACKed
+    std::uint16_t ip_id = 0;
+    std::uint32_t payload = 0;
+    std::uint32_t icrc = 0;
+  };
+  struct ReadReq {
+    std::uint32_t first = 0;
+    std::uint32_t npkts = 0;  // 0: not known yet (path MTU unknown)
+    std::uint64_t va = 0;
+    std::uint32_t rkey = 0;
+    std::uint32_t len = 0;
+    // The segment the responder answers now: the request, or its latest re-request.
+    std::uint32_t seg_psn = 0;
+    std::uint32_t seg_len = 0;
+    std::uint32_t resp_next = 0;
+    bool answered = false;  // a response was seen (the access was granted)
+  };
+  struct AtomicReq {
+    std::uint32_t psn = 0;
+    std::uint64_t va = 0;
+    std::uint32_t requests = 0;
+    std::uint32_t responses = 0;
+    std::uint64_t orig = 0;
+  };
+  struct PendingAccess {
+    Access kind;
+    std::uint32_t first = 0;
+    std::optional<std::uint32_t> last;  // known once the message's last packet was seen
+    std::uint32_t rkey = 0;
+    std::uint64_t va = 0;
+    std::uint32_t len = 0;
+    std::uint32_t epoch = 0;
+    std::uint64_t frame = 0;
+  };
+  struct KeyFact {
+    Access kind;
+    bool granted;
+    std::uint32_t rkey;
+    std::uint64_t va;
+    std::uint32_t len;
+    std::uint32_t epoch;
+    std::uint64_t frame;
+  };
+  struct NakPoint {
+    std::uint32_t psn = 0;
+    bool rnr = false;
+    std::int64_t not_before = 0;  // RNR: the NAK's time plus its timer
+    std::uint64_t frame = 0;
+  };
+
+  void new_packet(const Pkt& p, std::int32_t gap);
+  void old_packet(const Pkt& p);
+  void check_length(const Pkt& p);
+  void check_sequence(const Pkt& p);
+  void record_request(const Pkt& p, PsnRec& rec);
+  void start_resend(const Pkt& p);
+  void await_resend(std::uint32_t from, std::uint32_t to);  // [from, to)
+  void on_ack(const Pkt& p);
+  void on_read_response(const Pkt& p);
+  void on_atomic_ack(const Pkt& p);
+  void acknowledge_through(const Pkt& p, std::uint32_t psn_exclusive);
+  void check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact);
+  void key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rkey, std::uint64_t va,
+                std::uint32_t len, std::uint32_t epoch);
+  void set_mtu(const Pkt& p, std::uint32_t payload);
+  void fill_read_slots(ReadReq& rr);
+
+  PsnRec* rec(std::uint32_t psn);
+  std::optional<std::uint32_t> ends_through(std::uint32_t psn);  // messages in [base_, psn]
+  ReadReq* read_holding(std::uint32_t psn);
+  std::uint32_t npkts(std::uint32_t len) const;
+  StateSnapshot state(std::string expected = {}) const;
+
+  Judge& j_;
+  ConnIndex conn_;
+  wire::Transport transport_;
+  IpAddr responder_;
+  KeyEpochs& keys_;
+
+  bool started_ = false;
+  std::uint32_t first_psn_ = 0;
+  std::uint32_t next_ = 0;  // PSN after the highest one sent
+  std::uint32_t una_ = 0;   // oldest PSN not acknowledged (as the tap saw the responses)
+  std::uint32_t base_ = 0;  // PSN of recs_.front()
+  std::deque<PsnRec> recs_;
+  std::optional<std::uint32_t> mtu_;
+  bool seq_known_ = true;
+  bool in_msg_ = false;
+  wire::Operation cur_op_ = wire::Operation::SEND;
+
+  std::optional<std::uint32_t> msn_base_;  // responder's MSN before base_
+  std::optional<std::uint32_t> highest_resp_;
+
+  std::deque<ReadReq> reads_;
+  std::deque<AtomicReq> atomics_;
+  std::deque<PendingAccess> accesses_;
+  std::vector<KeyFact> facts_;
+  std::vector<NakPoint> nak_points_;
+
+  bool burst_ = false;
+  std::uint32_t last_resent_ = 0;
+  std::uint32_t retries_ = 0;
+  std::uint32_t rnr_naks_ = 0;
+  bool fatal_ = false;
+  std::int64_t fatal_ts_ = 0;
+  std::uint64_t fatal_frame_ = 0;
+  std::uint64_t responses_ = 0;
+  std::uint64_t requests_ = 0;
+  std::uint64_t resends_ = 0;
+  std::uint64_t link_duplicates_ = 0;
+  bool noted_early_response_ = false;
+};
+
+}  // namespace rocecert::check::detail
