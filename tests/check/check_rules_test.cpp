@@ -1,0 +1,400 @@
+// The checker's rules on hand-built conversations: each correct exchange passes, each broken one
+// is caught by exactly the rule it breaks, and capture gaps are explained, never failed.
+#include <gtest/gtest.h>
+
+#include "conversation.h"
+
+namespace rocecert::testing {
+namespace {
+
+using check::NoteKind;
+using check::RuleId;
+using check::Verdict;
+using wire::Opcode;
+
+std::size_t notes(const check::Report& r, NoteKind k) {
+  std::size_t n = 0;
+  for (const check::Note& x : r.notes) n += x.kind == k ? 1 : 0;
+  return n;
+}
+std::uint64_t checked(const check::Report& r, RuleId id) {
+  return r.rules[static_cast<std::size_t>(id)].checked;
+}
+
+// Three SENDs, ACKed one by one.
+Conversation sends() {
+  Conversation c;
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    c.req(Opcode::RC_SEND_ONLY, 100 + i, 64);
+    c.ack(100 + i, i + 1);
+  }
+  return c;
+}
+
+TEST(CheckRules, CleanSendsPass) {
+  const check::Report r = sends().check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  ASSERT_EQ(r.connections.size(), 1u);
+  EXPECT_EQ(r.connections[0].a.qpn, Conversation::kQpA);  // paired from the responses
+  EXPECT_EQ(r.connections[0].b.qpn, Conversation::kQpB);
+  EXPECT_EQ(r.connections[0].frames, 6u);
+  EXPECT_GT(checked(r, RuleId::PsnSequence), 0u);
+  EXPECT_GT(checked(r, RuleId::AckPsn), 0u);
+  EXPECT_GT(checked(r, RuleId::AckMsn), 0u);
+  EXPECT_GT(checked(r, RuleId::SeqOpcode), 0u);
+  EXPECT_GT(checked(r, RuleId::WireIcrc), 0u);
+}
+
+TEST(CheckRules, MsnOffByOneFails) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.ack(101, 3);  // one message completed, MSN must be 2
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+  EXPECT_EQ(count(r, RuleId::AckMsn), 1u) << describe(r);
+}
+
+TEST(CheckRules, CoalescedAckCountsEveryMessage) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  c.req(Opcode::RC_SEND_FIRST, 101, 256);
+  c.req(Opcode::RC_SEND_LAST, 102, 10);
+  c.req(Opcode::RC_RDMA_WRITE_ONLY, 103, 8);
+  c.ack(103, 3);  // SEND (2 packets) and WRITE: two messages
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+}
+
+TEST(CheckRules, AckOfUnsentPsnFails) {
+  Conversation c = sends();
+  c.ack(5000, 4);
+  const check::Report r = c.check(strict(4));
+  EXPECT_EQ(count(r, RuleId::AckPsn), 1u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(CheckRules, AckJustPastWhatWasSentIsATapMissWithinBudget) {
+  Conversation c = sends();
+  c.ack(103, 4);  // PSN 103 never seen: the tap may have missed one request
+  const check::Report strict0 = c.check(strict(0));
+  EXPECT_EQ(strict0.verdict, Verdict::FAIL) << describe(strict0);
+  const check::Report strict1 = c.check(strict(1));
+  EXPECT_EQ(strict1.verdict, Verdict::INCONCLUSIVE) << describe(strict1);
+  EXPECT_EQ(notes(strict1, NoteKind::CaptureError), 1u);
+  EXPECT_EQ(strict1.connections[0].capture_errors, 1u);
+}
+
+TEST(CheckRules, LossBeforeTheTapThenNakAndResendPasses) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  // 102 lost before the tap
+  c.req(Opcode::RC_SEND_ONLY, 103, 64);
+  c.ack(101, 2);
+  c.ack(102, 2, 0x60);  // NAK PSN sequence error, expecting 102
+  c.req(Opcode::RC_SEND_ONLY, 102, 64);
+  c.req(Opcode::RC_SEND_ONLY, 103, 64);
+  c.ack(103, 4);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_GT(checked(r, RuleId::PsnRetransmit), 0u);
+}
+
+TEST(CheckRules, PsnSkipAcknowledgedFails) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.req(Opcode::RC_SEND_ONLY, 110, 64);  // 102..109 never sent
+  c.ack(110, 3);
+  const check::Report r = c.check(strict(4));
+  EXPECT_EQ(count(r, RuleId::PsnSequence), 1u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(CheckRules, AckAfterNakWithoutResendFails) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.req(Opcode::RC_SEND_ONLY, 102, 64);
+  c.ack(101, 1, 0x60);  // the responder lacks 101
+  c.ack(102, 3);        // ... yet acknowledges it with nothing resent
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::AckPsn), 1u) << describe(r);
+}
+
+TEST(CheckRules, OpcodeSequenceBreakFails) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_FIRST, 100, 256);
+  c.req(Opcode::RC_RDMA_WRITE_MIDDLE, 101, 256);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::SeqOpcode), 1u) << describe(r);
+}
+
+TEST(CheckRules, MiddleOfWrongSizeFails) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_FIRST, 100, 1024);
+  c.req(Opcode::RC_SEND_MIDDLE, 101, 1000);
+  c.req(Opcode::RC_SEND_LAST, 102, 10);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::SeqLength), 1u) << describe(r);
+}
+
+Conversation read3000(std::uint32_t last_len) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_FIRST, 99, 1024);  // sets the path MTU
+  wire::FrameSpec last = c.make(true, Opcode::RC_SEND_LAST, Conversation::kQpB, 100, 4);
+  c.send(last);
+  wire::FrameSpec rd = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 101);
+  rd.reth = {0x1000, 7, 3000};
+  c.send(rd);
+  wire::FrameSpec f = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 101,
+                             1024);
+  f.aeth = {0x1F, 2};
+  c.send(f);
+  c.send(c.make(false, Opcode::RC_RDMA_READ_RESPONSE_MIDDLE, Conversation::kQpA, 102, 1024));
+  wire::FrameSpec l = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 103,
+                             last_len);
+  l.aeth = {0x1F, 2};
+  c.send(l);
+  c.req(Opcode::RC_SEND_ONLY, 104, 8);  // next PSN after the READ's three
+  c.ack(104, 3);
+  return c;
+}
+
+TEST(CheckRules, ReadResponsesOfTheRightLengthPass) {
+  const check::Report r = read3000(952).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_GT(checked(r, RuleId::ReadLength), 0u);
+}
+
+TEST(CheckRules, TruncatedReadResponseFails) {
+  const check::Report r = read3000(900).check(strict());
+  EXPECT_EQ(count(r, RuleId::ReadLength), 1u) << describe(r);
+}
+
+TEST(CheckRules, AtomicReplayWithAnotherValueFails) {
+  Conversation c;
+  wire::FrameSpec a = c.make(true, Opcode::RC_FETCH_ADD, Conversation::kQpB, 100);
+  a.atomiceth = {0x2000, 9, 1, 0};
+  c.send(a);
+  wire::FrameSpec ack = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, Conversation::kQpA, 100);
+  ack.aeth = {0x1F, 1};
+  ack.atomicacketh = {5};
+  c.send(ack);
+  c.send(a);  // resent (a new IP id: not a link duplicate)
+  ack.atomicacketh = {6};
+  c.send(ack);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::AtomicReplay), 1u) << describe(r);
+}
+
+TEST(CheckRules, AtomicReplayWithTheSameValuePasses) {
+  Conversation c;
+  wire::FrameSpec a = c.make(true, Opcode::RC_FETCH_ADD, Conversation::kQpB, 100);
+  a.atomiceth = {0x2000, 9, 1, 0};
+  c.send(a);
+  wire::FrameSpec ack = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, Conversation::kQpA, 100);
+  ack.aeth = {0x1F, 1};
+  ack.atomicacketh = {5};
+  c.send(ack);
+  c.send(a);
+  c.send(ack);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::AtomicReplay), 1u);
+}
+
+Conversation fatal_nak_then_write(std::int64_t after_ns) {
+  Conversation c;
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);
+  w.reth = {0x1000, 7, 64};
+  c.send(w);
+  c.ack(100, 0, 0x62);  // NAK remote access error
+  w.bth.psn = 101;
+  c.send(w, after_ns);
+  return c;
+}
+
+TEST(CheckRules, RequestLongAfterFatalNakFails) {
+  const check::Report r = fatal_nak_then_write(50'000'000).check(strict());
+  EXPECT_EQ(count(r, RuleId::ErrAfterFatal), 1u) << describe(r);
+}
+
+TEST(CheckRules, RequestInFlightWhenTheFatalNakCamePasses) {
+  const check::Report r = fatal_nak_then_write(20'000).check(strict());
+  EXPECT_EQ(count(r, RuleId::ErrAfterFatal), 0u) << describe(r);
+}
+
+Conversation granted_then_refused(bool invalidate_between) {
+  Conversation c;
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);
+  w.reth = {0x1000, 7, 64};
+  c.send(w);
+  c.ack(100, 1);
+  std::uint32_t psn = 101;
+  std::uint32_t msn = 1;
+  if (invalidate_between) {
+    wire::FrameSpec inv =
+        c.make(true, Opcode::RC_SEND_ONLY_WITH_INVALIDATE, Conversation::kQpB, psn, 8);
+    inv.ieth = {7};
+    c.send(inv);
+    c.ack(psn++, ++msn);
+  }
+  w.bth.psn = psn;
+  c.send(w);
+  c.ack(psn, msn, 0x62);
+  return c;
+}
+
+TEST(CheckRules, RkeyGrantedThenRefusedFails) {
+  const check::Report r = granted_then_refused(false).check(strict());
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 1u) << describe(r);
+  EXPECT_EQ(notes(r, NoteKind::Assumption), 1u);  // the static-table assumption is stated
+}
+
+TEST(CheckRules, RkeyRefusedAfterSendWithInvalidatePasses) {
+  const check::Report r = granted_then_refused(true).check(strict());
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL);
+}
+
+Conversation rnr(std::int64_t wait_ns) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 0, 0x20 | 14);  // RNR NAK, timer code 14 = 1.28 ms
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.frames().back().ts = c.frames()[1].ts + wait_ns;
+  c.ack(100, 1);
+  c.frames().back().ts = c.frames()[2].ts + 1000;
+  return c;
+}
+
+TEST(CheckRules, ResendBeforeTheRnrTimerFails) {
+  const check::Report r = rnr(100'000).check(strict());
+  EXPECT_EQ(count(r, RuleId::AckRnrWait), 1u) << describe(r);
+}
+
+TEST(CheckRules, ResendAfterTheRnrTimerPasses) {
+  const check::Report r = rnr(1'400'000).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::AckRnrWait), 1u);
+}
+
+TEST(CheckRules, ReservedNakCodeFails) {
+  Conversation c = sends();
+  c.ack(102, 3, 0x6A);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::AckSyndrome), 1u) << describe(r);
+}
+
+TEST(CheckRules, TwoQpsBetweenTheSameHostsArePairedByTheirPsns) {
+  Conversation c;
+  // QP 0x11 → 0x22 from PSN 100, QP 0x33 → 0x44 from PSN 90000, interleaved.
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    c.send(c.make(true, Opcode::RC_SEND_ONLY, 0x22, 100 + i, 16));
+    c.send(c.make(true, Opcode::RC_SEND_ONLY, 0x44, 90000 + i, 16));
+  }
+  for (std::uint32_t i = 0; i < 3; ++i) {
+    wire::FrameSpec a = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x33, 90000 + i);
+    a.aeth = {0x1F, i + 1};
+    c.send(a);
+    wire::FrameSpec b = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x11, 100 + i);
+    b.aeth = {0x1F, i + 1};
+    c.send(b);
+  }
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  ASSERT_EQ(r.connections.size(), 2u);
+  EXPECT_EQ(r.connections[0].a.qpn, 0x11u);
+  EXPECT_EQ(r.connections[1].a.qpn, 0x33u);
+}
+
+TEST(CheckRules, AmbiguousPairingIsInconclusiveNeverGuessed) {
+  Conversation c;
+  // Two streams with the same PSNs: an ACK of PSN 100 fits both.
+  c.send(c.make(true, Opcode::RC_SEND_ONLY, 0x22, 100, 16));
+  c.send(c.make(true, Opcode::RC_SEND_ONLY, 0x44, 100, 16));
+  wire::FrameSpec a = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x11, 100);
+  a.aeth = {0x1F, 7};  // MSN 7 would be wrong for either: it must not be judged
+  c.send(a);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE) << describe(r);
+  EXPECT_EQ(notes(r, NoteKind::Unpaired), 1u);
+  EXPECT_EQ(r.violations.size(), 0u);
+}
+
+TEST(CheckRules, CorruptedFrameResentIsExplained) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  wire::FrameSpec bad = c.make(true, Opcode::RC_SEND_ONLY, Conversation::kQpB, 101, 64);
+  bad.icrc = 0xDEADBEEF;
+  c.send(bad);
+  c.ack(100, 1);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.ack(101, 2);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(r.rules[static_cast<std::size_t>(RuleId::WireIcrc)].explained, 1u);
+}
+
+TEST(CheckRules, CorruptedFrameNeverResentFails) {
+  Conversation c;
+  wire::FrameSpec bad = c.make(true, Opcode::RC_SEND_ONLY, Conversation::kQpB, 100, 64);
+  bad.icrc = 0xDEADBEEF;
+  c.send(bad);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::WireIcrc), 1u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(CheckRules, PadCountMustBeMinimal) {
+  Conversation c;
+  wire::FrameSpec s = c.make(true, Opcode::RC_SEND_ONLY, Conversation::kQpB, 100, 5);
+  wire::finalize(s);
+  s.bth.padcnt = 0;  // 5 bytes need 3 pad bytes; the lengths shrink to match
+  s.udp.length = static_cast<std::uint16_t>(s.udp.length - 3);
+  s.ip.total_length = static_cast<std::uint16_t>(s.ip.total_length - 3);
+  s.ip.checksum = 0;
+  c.send_bytes(wire::encode(s));
+  const check::Report r = c.check(strict());
+  EXPECT_GE(count(r, RuleId::WirePad), 1u) << describe(r);
+}
+
+TEST(CheckRules, CnpWithoutAnyMarkOnItsPathIsNotDecided) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  wire::FrameSpec cnp = c.make(false, Opcode::CNP_CNP, Conversation::kQpA, 0);
+  cnp.bth.becn = true;
+  c.send(cnp);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::CnpCeMarked), 0u) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::CnpCeMarked), 0u);
+}
+
+TEST(CheckRules, CnpBeforeAnyMarkFailsWhenTheTapSeesMarks) {
+  Conversation c;
+  wire::FrameSpec cnp = c.make(false, Opcode::CNP_CNP, Conversation::kQpA, 0);
+  cnp.bth.becn = true;
+  c.send(cnp);
+  wire::FrameSpec marked = c.make(true, Opcode::RC_SEND_ONLY, Conversation::kQpB, 100, 64);
+  marked.ip.ecn = 3;
+  c.send(marked);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::CnpCeMarked), 1u) << describe(r);
+}
+
+TEST(CheckRules, AckToAUdQpFails) {
+  Conversation c;
+  wire::FrameSpec d = c.make(true, Opcode::UD_SEND_ONLY, 0x22, 5, 32);
+  d.deth = {0x11111111, 0x11};
+  c.send(d);
+  c.ack(5, 0);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::AckUnsolicited), 1u) << describe(r);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
