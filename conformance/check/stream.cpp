@@ -264,6 +264,22 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
 void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   const wire::OpcodeInfo& op = *p.op;
   burst_ = false;
+  if (nak_wait_) {
+    // A NAK PSN sequence error calls for a go-back-N; new PSNs sent well after it, with no
+    // resend at all, mean the requester ignored it (docs/spec-notes.md §4.3, §5.3).
+    j_.checked(RuleId::PsnRetransmit, conn_);
+    const auto grace = static_cast<std::int64_t>(j_.options().profile.fatal_nak_grace_ns);
+    if (p.ts > nak_wait_->not_before + grace) {
+      j_.violation(
+          RuleId::PsnRetransmit, "ignored_nak", p, conn_,
+          fmt::format("{} sends new PSN {:#08x} {:.3f} ms after the NAK PSN sequence "
+                      "error of frame {}, and has resent nothing since",
+                      op.name, p.psn(), static_cast<double>(p.ts - nak_wait_->not_before) / 1e6,
+                      nak_wait_->frame),
+          state(fmt::format("a resend from PSN {:#08x}", nak_wait_->psn)));
+      nak_wait_.reset();
+    }
+  }
   j_.checked(RuleId::PsnSequence, conn_);
   if (gap > 0) {
     // PSNs next_..p-1 never reached the tap. Lost before it, they must be resent (RC) or are
@@ -348,6 +364,7 @@ void Stream::old_packet(const Pkt& p) {
     check_length(p);
     burst_ = true;
     last_resent_ = p.psn();
+    nak_wait_.reset();
     return;
   }
   if (r && r->seen && !r->read_slot && r->icrc == p.icrc && r->ip_id == p.ip_id &&
@@ -365,6 +382,7 @@ void Stream::old_packet(const Pkt& p) {
 void Stream::start_resend(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   ++resends_;
+  nak_wait_.reset();
   j_.checked(RuleId::PsnRetransmit, conn_);
   PsnRec* r = rec(p.psn());
   if (r) r->awaiting = false;
@@ -489,8 +507,13 @@ void Stream::on_response(const Pkt& p) {
             conn_, need, p,
             fmt::format("{} for PSN {:#08x}: the tap missed {} requests", op.name, p.psn(), need)))
       j_.violation(RuleId::AckPsn, "unsent", p, conn_,
-                   fmt::format("{} for PSN {:#08x}, but the highest PSN sent is {:#08x}", op.name,
-                               p.psn(), padd(next_, -1)),
+                   fmt::format("{} for PSN {:#08x}, but the highest PSN sent is {:#08x}{}", op.name,
+                               p.psn(), padd(next_, -1),
+                               wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::NAK &&
+                                       op.operation == Operation::ACK
+                                   ? " (the two QPs disagree on the PSN: a start PSN kept across a "
+                                     "reconnect?)"
+                                   : ""),
                    state("no response for a PSN that was never sent"));
     return;
   }
@@ -601,6 +624,7 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
     return a.len == 0 || (a.last && pdiff(*a.last, end) < 0);
   });
   una_ = end;
+  if (nak_wait_ && pdiff(nak_wait_->psn, una_) < 0) nak_wait_.reset();
   std::erase_if(nak_points_, [&](const NakPoint& n) { return pdiff(n.psn, una_) < 0; });
   // Drop the acknowledged PSNs, folding their messages into the MSN base.
   while (!recs_.empty() && pdiff(base_, una_) < 0) {
@@ -641,6 +665,7 @@ void Stream::on_ack(const Pkt& p) {
         // The responder has nothing from `psn` on: all of it must come again.
         await_resend(psn, next_);
         nak_points_.push_back({psn, false, 0, p.frame});
+        nak_wait_ = NakPoint{psn, false, p.ts, p.frame};
         break;
       }
       if (!fatal_) {
@@ -651,6 +676,16 @@ void Stream::on_ack(const Pkt& p) {
       if (code == wire::NakCode::REMOTE_ACCESS_ERROR)
         for (PendingAccess& a : accesses_)
           if (pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0)) {
+            if (a.kind != Access::Atomic) {
+              j_.checked(RuleId::KeyZeroLength, conn_);
+              if (a.len == 0)
+                j_.violation(
+                    RuleId::KeyZeroLength, "refused", p, conn_,
+                    fmt::format("NAK remote access error for a zero-length {} (rkey "
+                                "{:#x}, VA {:#x}) of frame {}",
+                                access_name(static_cast<int>(a.kind)), a.rkey, a.va, a.frame),
+                    state("an ACK (or an empty READ RESPONSE ONLY)"));
+            }
             key_fact(p, a.kind, false, a.rkey, a.va, a.len, a.epoch);
             break;
           }

@@ -151,6 +151,7 @@ class Stream {
   std::deque<PendingAccess> accesses_;
   std::vector<KeyFact> facts_;
   std::vector<NakPoint> nak_points_;
+  std::optional<NakPoint> nak_wait_;  // a NAK PSN sequence error not yet answered by a resend
 
   bool burst_ = false;
   std::uint32_t last_resent_ = 0;

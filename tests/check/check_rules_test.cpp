@@ -150,13 +150,13 @@ Conversation read3000(std::uint32_t last_len) {
   wire::FrameSpec rd = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 101);
   rd.reth = {0x1000, 7, 3000};
   c.send(rd);
-  wire::FrameSpec f = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 101,
-                             1024);
+  wire::FrameSpec f =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 101, 1024);
   f.aeth = {0x1F, 2};
   c.send(f);
   c.send(c.make(false, Opcode::RC_RDMA_READ_RESPONSE_MIDDLE, Conversation::kQpA, 102, 1024));
-  wire::FrameSpec l = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 103,
-                             last_len);
+  wire::FrameSpec l =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 103, last_len);
   l.aeth = {0x1F, 2};
   c.send(l);
   c.req(Opcode::RC_SEND_ONLY, 104, 8);  // next PSN after the READ's three
@@ -394,6 +394,43 @@ TEST(CheckRules, AckToAUdQpFails) {
   c.ack(5, 0);
   const check::Report r = c.check(strict());
   EXPECT_EQ(count(r, RuleId::AckUnsolicited), 1u) << describe(r);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
+
+namespace rocecert::testing {
+namespace {
+
+Conversation nak_then_new_psns(bool resend) {
+  Conversation c;
+  c.req(wire::Opcode::RC_SEND_ONLY, 100, 64);
+  c.req(wire::Opcode::RC_SEND_ONLY, 101, 64);
+  c.ack(101, 1, 0x60);  // expects 101
+  if (resend) c.send(c.make(true, wire::Opcode::RC_SEND_ONLY, Conversation::kQpB, 101, 64), 10'000);
+  c.send(c.make(true, wire::Opcode::RC_SEND_ONLY, Conversation::kQpB, 102, 64), 20'000'000);
+  return c;
+}
+
+TEST(CheckRules, NewPsnsLongAfterANakWithoutResendFail) {
+  const check::Report r = nak_then_new_psns(false).check(strict());
+  EXPECT_EQ(count(r, check::RuleId::PsnRetransmit), 1u) << describe(r);
+  EXPECT_EQ(r.violations.at(0).cause, "ignored_nak");
+}
+
+TEST(CheckRules, NewPsnsAfterTheResendPass) {
+  const check::Report r = nak_then_new_psns(true).check(strict());
+  EXPECT_EQ(count(r, check::RuleId::PsnRetransmit), 0u) << describe(r);
+}
+
+TEST(CheckRules, ZeroLengthReadRefusedForItsKeyFails) {
+  Conversation c;
+  wire::FrameSpec rd = c.make(true, wire::Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 100);
+  rd.reth = {0, 0, 0};
+  c.send(rd);
+  c.ack(100, 0, 0x62);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, check::RuleId::KeyZeroLength), 1u) << describe(r);
 }
 
 }  // namespace
