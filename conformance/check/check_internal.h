@@ -74,7 +74,11 @@ class Judge {
   ConnIndex resolve(ConnIndex c) const;
   Connection& conn(ConnIndex c) { return report_.connections[resolve(c)]; }
 
-  void checked(RuleId r, std::optional<ConnIndex> c);
+  void checked(RuleId r, std::optional<ConnIndex> c) {  // hot: inline
+    const auto i = static_cast<std::size_t>(r);
+    ++report_.rules[i].checked;
+    if (c) ++report_.connections[forward_[*c]].rules[i].checked;
+  }
   // A violation of `r` at `p`; a profile deviation turns it into a DEVIATION.
   void violation(RuleId r, std::string_view cause, const Pkt& p, std::optional<ConnIndex> c,
                  std::string message, StateSnapshot state = {});
@@ -82,10 +86,18 @@ class Judge {
   // connection's budget it is recorded as a note (the verdict becomes INCONCLUSIVE) and true is
   // returned; beyond it, false: the caller reports the violation.
   bool explain(ConnIndex c, std::uint32_t errors, const Pkt& p, const std::string& message);
-  // The last violation recorded (an index for explain_violation), or SIZE_MAX.
-  std::size_t last_violation() const;
-  // Marks a recorded violation as explained by the network (`why`): it no longer counts.
-  void explain_violation(std::size_t index, std::string why);
+  // A handle on the last violation reported (stored or not: the report keeps a bounded list).
+  struct Ticket {
+    std::size_t index = SIZE_MAX;  // in Report::violations, SIZE_MAX when not stored
+    RuleId rule{};
+    bool deviation = false;
+    std::optional<ConnIndex> conn;
+    bool valid = false;
+  };
+  Ticket last_violation() const { return last_; }
+  // Marks a violation as explained by the network (`why`): it moves from the violation count to
+  // the explained count and no longer affects a verdict.
+  void explain_violation(const Ticket& t, std::string why);
   void note(NoteKind kind, std::optional<ConnIndex> c, std::uint64_t frame, std::string message);
   void count_frame(ConnIndex c) { ++conn(c).frames; }
 
@@ -95,6 +107,7 @@ class Judge {
   const Options& opts_;
   Report& report_;
   std::vector<ConnIndex> forward_;  // forward_[i] == i for a survivor
+  Ticket last_;
 };
 
 // Wire rules: everything one frame shows (wire.*, ack.syndrome, cnp.format). `conn` is the

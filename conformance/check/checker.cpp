@@ -12,9 +12,12 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <deque>
 #include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "check_internal.h"
 #include "rocecert/pcap/reader.h"
@@ -42,6 +45,27 @@ FlowKey flow_key(const IpAddr& src, const IpAddr& dst, std::uint32_t qpn) {
   return {src.b, dst.b, qpn};
 }
 using EndpointKey = std::pair<std::array<std::uint8_t, 16>, std::uint32_t>;
+
+std::uint64_t mix(std::uint64_t h, std::uint64_t v) {
+  h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+  return h * 0xFF51AFD7ED558CCDull;
+}
+std::uint64_t hash_addr(std::uint64_t h, const std::array<std::uint8_t, 16>& a) {
+  std::uint64_t lo = 0, hi = 0;
+  std::memcpy(&lo, a.data(), 8);
+  std::memcpy(&hi, a.data() + 8, 8);
+  return mix(mix(h, lo), hi);
+}
+struct FlowHash {
+  std::size_t operator()(const FlowKey& k) const {
+    return static_cast<std::size_t>(hash_addr(hash_addr(k.qpn, k.src), k.dst));
+  }
+};
+struct EndpointHash {
+  std::size_t operator()(const EndpointKey& k) const {
+    return static_cast<std::size_t>(hash_addr(k.second, k.first));
+  }
+};
 
 std::string_view transport_name(wire::Transport t) {
   switch (t) {
@@ -121,17 +145,20 @@ struct Checker::Impl {
   detail::Judge judge;
   detail::KeyEpochs keys;
   std::vector<StreamEntry> streams;
-  std::map<FlowKey, std::size_t> stream_of;   // (requester, responder, responder QPN)
-  std::map<FlowKey, ResponseFlow> responses;  // (responder, requester, requester QPN)
-  std::map<EndpointKey, EndpointKey> peer;    // paired QP ends, both ways
+  // (requester, responder, responder QPN)
+  std::unordered_map<FlowKey, std::size_t, FlowHash> stream_of;
+  // (responder, requester, requester QPN)
+  std::unordered_map<FlowKey, ResponseFlow, FlowHash> responses;
+  std::unordered_map<EndpointKey, EndpointKey, EndpointHash> peer;  // paired QP ends, both ways
+  std::vector<FlowKey> unresolved;  // response flows still weighing their evidence
   std::deque<Pkt> held;
   std::map<std::pair<FlowKey, std::uint32_t>, UdFlow> ud;  // (src, dst, dest QPN), source QP
-  std::set<EndpointKey> ud_endpoints;
+  std::unordered_set<EndpointKey, EndpointHash> ud_endpoints;
   std::map<FlowKey, ConnIndex> other;  // XRC, RD, CNP-only flows
   std::set<std::pair<std::array<std::uint8_t, 16>, std::array<std::uint8_t, 16>>> ce_marked;
   std::set<EndpointKey> ce_marked_qp;
   struct Corrupt {
-    std::size_t violation;
+    detail::Judge::Ticket violation;
     FlowKey key;
     std::uint32_t psn;
     bool request;
@@ -199,8 +226,13 @@ struct Checker::Impl {
     peer[{e.requester.b, requester_qpn}] = {e.responder.b, e.responder_qpn};
     peer[{e.responder.b, e.responder_qpn}] = {e.requester.b, requester_qpn};
     // No other flow can be answered by this stream now.
-    for (auto& [key, flow] : responses) {
-      if (!flow.candidates || flow.stream) continue;
+    std::erase_if(unresolved, [&](const FlowKey& k) {
+      const ResponseFlow& f = responses.at(k);
+      return f.stream || f.given_up;
+    });
+    for (const FlowKey& key : std::vector<FlowKey>(unresolved)) {
+      ResponseFlow& flow = responses.at(key);
+      if (!flow.candidates || flow.stream || flow.given_up) continue;
       flow.candidates->erase(idx);
       if (flow.candidates->size() == 1) {
         const std::size_t only = *flow.candidates->begin();
@@ -228,10 +260,10 @@ struct Checker::Impl {
   }
 
   // Updates the pairing evidence with a response as it arrives.
-  void evidence(const Pkt& p) {
+  ResponseFlow& evidence(const Pkt& p) {
     const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
     ResponseFlow& rf = response_flow(k, p.src, p.dst, p.bth.dqpn);
-    if (rf.stream || rf.given_up) return;
+    if (rf.stream || rf.given_up) return rf;
     std::set<std::size_t> fit;
     for (std::size_t i = 0; i < streams.size(); ++i) {
       const StreamEntry& e = streams[i];
@@ -240,7 +272,10 @@ struct Checker::Impl {
       if (plausible(e, p.psn())) fit.insert(i);
     }
     if (!rf.candidates) {
-      if (!fit.empty()) rf.candidates = std::move(fit);
+      if (!fit.empty()) {
+        rf.candidates = std::move(fit);
+        unresolved.push_back(k);
+      }
     } else {
       std::set<std::size_t> both;
       for (std::size_t i : *rf.candidates)
@@ -249,6 +284,7 @@ struct Checker::Impl {
       if (rf.candidates->empty()) give_up(rf, p.frame, "its PSNs fit no single request stream");
     }
     if (rf.candidates && rf.candidates->size() == 1) pair(*rf.candidates->begin(), p.bth.dqpn);
+    return rf;
   }
 
   void give_up(ResponseFlow& rf, std::uint64_t frame, std::string_view why) {
@@ -269,21 +305,24 @@ struct Checker::Impl {
 
   // ------------------------------------------------------------------------------- frames
 
+  static bool decided(const ResponseFlow& rf) { return rf.stream || rf.given_up || !rf.candidates; }
   bool ready(const Pkt& p) {
     if (p.op->is_request()) return true;
     const auto it = responses.find(flow_key(p.src, p.dst, p.bth.dqpn));
-    if (it == responses.end()) return true;
-    return it->second.stream || it->second.given_up || !it->second.candidates;
+    return it == responses.end() || decided(it->second);
   }
 
   void process(const Pkt& p) {
-    if (p.op->is_request()) {
-      StreamEntry& e = streams[stream_for(p)];
-      judge.count_frame(e.stream->conn());
-      e.stream->on_request(p);
-      return;
-    }
-    ResponseFlow& rf = responses.at(flow_key(p.src, p.dst, p.bth.dqpn));
+    if (p.op->is_request())
+      process_request(p, streams[stream_for(p)]);
+    else
+      process_response(p, responses.at(flow_key(p.src, p.dst, p.bth.dqpn)));
+  }
+  void process_request(const Pkt& p, StreamEntry& e) {
+    judge.count_frame(e.stream->conn());
+    e.stream->on_request(p);
+  }
+  void process_response(const Pkt& p, ResponseFlow& rf) {
     if (rf.stream) {
       detail::Stream& s = *streams[*rf.stream].stream;
       judge.count_frame(s.conn());
@@ -312,12 +351,14 @@ struct Checker::Impl {
 
   void connected(const Pkt& p, const wire::ParsedFrame& f) {
     std::optional<ConnIndex> conn;
+    StreamEntry* stream = nullptr;
+    ResponseFlow* flow = nullptr;
     if (p.op->is_request()) {
-      StreamEntry& e = streams[stream_for(p)];
-      track_range(e, p);
-      conn = e.stream->conn();
+      stream = &streams[stream_for(p)];
+      track_range(*stream, p);
+      conn = stream->stream->conn();
     } else {
-      if (ud_endpoints.count({p.dst.b, p.bth.dqpn})) {
+      if (!ud_endpoints.empty() && ud_endpoints.count({p.dst.b, p.bth.dqpn})) {
         const ConnIndex c = ud_conn_of_endpoint(p.dst, p.bth.dqpn);
         detail::check_frame_rules(judge, f, p, c);
         judge.checked(RuleId::AckUnsolicited, c);
@@ -326,9 +367,8 @@ struct Checker::Impl {
                                     p.op->name, p.bth.dqpn));
         return;
       }
-      evidence(p);
-      const ResponseFlow& rf = responses.at(flow_key(p.src, p.dst, p.bth.dqpn));
-      if (rf.stream) conn = streams[*rf.stream].stream->conn();
+      flow = &evidence(p);
+      if (flow->stream) conn = streams[*flow->stream].stream->conn();
     }
     detail::check_frame_rules(judge, f, p, conn);
     if (!p.icrc_ok) {
@@ -339,22 +379,27 @@ struct Checker::Impl {
                            p.op->is_request(), p.frame});
       return;
     }
-    for (auto it = corrupt.begin(); it != corrupt.end(); ++it) {
+    for (auto it = corrupt.begin(); !corrupt.empty() && it != corrupt.end(); ++it) {
       const bool same_flow =
           it->key == flow_key(p.src, p.dst, p.bth.dqpn) && it->request == p.op->is_request();
       if (same_flow && (it->request ? p.psn() == it->psn : detail::pdiff(p.psn(), it->psn) >= 0)) {
-        if (it->violation != SIZE_MAX)
-          judge.explain_violation(
-              it->violation,
-              fmt::format("corrupted on the link: frame {} carries PSN {:#08x} again intact",
-                          p.frame, p.psn()));
+        judge.explain_violation(
+            it->violation,
+            fmt::format("corrupted on the link: frame {} carries PSN {:#08x} again intact", p.frame,
+                        p.psn()));
         corrupt.erase(it);
         break;
       }
     }
-    if (held.empty() && ready(p)) {
-      process(p);
-      return;
+    if (held.empty()) {
+      if (stream) {
+        process_request(p, *stream);
+        return;
+      }
+      if (decided(*flow)) {
+        process_response(p, *flow);
+        return;
+      }
     }
     held.push_back(p);
     drain();
@@ -449,9 +494,9 @@ struct Checker::Impl {
   }
 
   void add(std::uint64_t frame, std::int64_t ts, std::uint32_t wire_len,
-           std::span<const std::uint8_t> data, wire::LinkType link) {
+           const wire::ParsedFrame& f) {
     ++report.frames;
-    const wire::ParsedFrame f = wire::decode(data, {link, opts.verify_icrc});
+    const std::span<const std::uint8_t> data = f.bytes;
     if (!f.roce) return;
     ++report.roce_frames;
     const Pkt p = make_pkt(f, frame, ts);
@@ -493,8 +538,10 @@ struct Checker::Impl {
   }
 
   Report finish(const std::string& file) {
-    for (auto& [k, rf] : responses)
+    for (const FlowKey& k : unresolved) {
+      ResponseFlow& rf = responses.at(k);
       if (!rf.stream && !rf.given_up && rf.candidates) give_up(rf, 0, "the capture ended first");
+    }
     drain();
     for (StreamEntry& e : streams) e.stream->finish();
     std::size_t undecided = 0;
@@ -553,25 +600,16 @@ Checker::~Checker() = default;
 
 void Checker::add_frame(std::uint64_t frame, std::int64_t ts_ns, std::uint32_t wire_len,
                         std::span<const std::uint8_t> data, wire::LinkType link) {
-  impl_->add(frame, ts_ns, wire_len, data, link);
+  impl_->add(frame, ts_ns, wire_len, wire::decode(data, {link, impl_->opts.verify_icrc}));
+}
+
+void Checker::add_decoded(std::uint64_t frame, std::int64_t ts_ns, std::uint32_t wire_len,
+                          const wire::ParsedFrame& decoded) {
+  impl_->add(frame, ts_ns, wire_len, decoded);
 }
 
 Report Checker::finish(const std::string& file) {
   return impl_->finish(file);
-}
-
-Report check_files(const std::vector<std::string>& files, const Options& opts) {
-  std::vector<Report> parts;
-  for (const std::string& path : files) {
-    pcap::Reader reader(path);
-    Checker checker(opts);
-    pcap::Record rec;
-    while (reader.next(rec))
-      checker.add_frame(rec.frame, rec.ts_ns, rec.len, rec.data, reader.link());
-    parts.push_back(checker.finish(path));
-  }
-  if (parts.size() == 1) return std::move(parts.front());
-  return merge(std::move(parts));
 }
 
 }  // namespace rocecert::check

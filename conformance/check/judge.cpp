@@ -29,8 +29,7 @@ ConnIndex Judge::new_connection(std::string transport, Endpoint a, Endpoint b) {
 }
 
 ConnIndex Judge::resolve(ConnIndex c) const {
-  while (forward_[c] != c) c = forward_[c];
-  return c;
+  return forward_[c];
 }
 
 void Judge::merge_connections(ConnIndex into, ConnIndex from) {
@@ -47,12 +46,9 @@ void Judge::merge_connections(ConnIndex into, ConnIndex from) {
     a.rules[i].deviations += b.rules[i].deviations;
     a.rules[i].explained += b.rules[i].explained;
   }
-  forward_[from] = into;
-}
-
-void Judge::checked(RuleId r, std::optional<ConnIndex> c) {
-  ++report_.rules[static_cast<std::size_t>(r)].checked;
-  if (c) ++conn(*c).rules[static_cast<std::size_t>(r)].checked;
+  // Every index that led to `from` now leads to `into` directly (merges are rare, lookups not).
+  for (ConnIndex& f : forward_)
+    if (f == from) f = into;
 }
 
 void Judge::violation(RuleId r, std::string_view cause, const Pkt& p, std::optional<ConnIndex> c,
@@ -74,7 +70,12 @@ void Judge::violation(RuleId r, std::string_view cause, const Pkt& p, std::optio
     RuleCount& rc = conn(*c).rules[i];
     (v.deviation ? rc.deviations : rc.violations) += 1;
   }
-  if (report_.violations.size() < kMaxViolations) report_.violations.push_back(std::move(v));
+  last_ = Ticket{SIZE_MAX, r, v.deviation, c ? std::optional<ConnIndex>(resolve(*c)) : std::nullopt,
+                 true};
+  if (report_.violations.size() < kMaxViolations) {
+    last_.index = report_.violations.size();
+    report_.violations.push_back(std::move(v));
+  }
 }
 
 bool Judge::explain(ConnIndex c, std::uint32_t errors, const Pkt& p, const std::string& message) {
@@ -87,21 +88,20 @@ bool Judge::explain(ConnIndex c, std::uint32_t errors, const Pkt& p, const std::
   return true;
 }
 
-std::size_t Judge::last_violation() const {
-  return report_.violations.empty() ? SIZE_MAX : report_.violations.size() - 1;
-}
-
-void Judge::explain_violation(std::size_t index, std::string why) {
-  Violation& v = report_.violations.at(index);
-  if (!v.explained.empty()) return;
-  v.explained = std::move(why);
-  const auto i = static_cast<std::size_t>(v.rule);
+void Judge::explain_violation(const Ticket& t, std::string why) {
+  if (!t.valid) return;
+  if (t.index != SIZE_MAX) {
+    Violation& v = report_.violations[t.index];
+    if (!v.explained.empty()) return;
+    v.explained = std::move(why);
+  }
+  const auto i = static_cast<std::size_t>(t.rule);
   auto move = [&](RuleCount& rc) {
-    (v.deviation ? rc.deviations : rc.violations) -= 1;
+    (t.deviation ? rc.deviations : rc.violations) -= 1;
     ++rc.explained;
   };
   move(report_.rules[i]);
-  if (v.connection != kNoConnection) move(conn(v.connection).rules[i]);
+  if (t.conn) move(conn(*t.conn).rules[i]);
 }
 
 void Judge::note(NoteKind kind, std::optional<ConnIndex> c, std::uint64_t frame,

@@ -65,7 +65,15 @@ std::string_view access_name(int k) {
 
 }  // namespace
 
+std::size_t KeyEpochs::Hash::operator()(
+    const std::pair<std::array<std::uint8_t, 16>, std::uint32_t>& k) const {
+  std::size_t h = k.second * 0x9E3779B97F4A7C15ull;
+  for (std::uint8_t b : k.first) h = (h ^ b) * 0x100000001B3ull;
+  return h;
+}
+
 std::uint32_t KeyEpochs::get(const IpAddr& host, std::uint32_t rkey) const {
+  if (gen_.empty()) return 0;
   const auto it = gen_.find({host.b, rkey});
   return it == gen_.end() ? 0 : it->second;
 }

@@ -10,9 +10,9 @@
 
 #include <cstdint>
 #include <deque>
-#include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "check_internal.h"
@@ -27,7 +27,11 @@ class KeyEpochs {
   void invalidate(const IpAddr& host, std::uint32_t rkey);
 
  private:
-  std::map<std::pair<std::array<std::uint8_t, 16>, std::uint32_t>, std::uint32_t> gen_;
+  struct Hash {
+    std::size_t operator()(const std::pair<std::array<std::uint8_t, 16>, std::uint32_t>& k) const;
+  };
+  std::unordered_map<std::pair<std::array<std::uint8_t, 16>, std::uint32_t>, std::uint32_t, Hash>
+      gen_;
 };
 
 class Stream {

@@ -18,6 +18,9 @@ namespace rocecert::check {
 struct Options {
   Profile profile;  // deviations and tolerances; its max_capture_errors is the budget
   bool verify_icrc = true;
+  // Threads for check_files: with 2 or more, each capture is read and decoded on one thread
+  // while the rules run on another, and several captures are checked side by side.
+  unsigned jobs = 1;
 };
 
 class Checker {
@@ -31,6 +34,9 @@ class Checker {
   // fewer bytes captured is judged only on what it holds.
   void add_frame(std::uint64_t frame, std::int64_t ts_ns, std::uint32_t wire_len,
                  std::span<const std::uint8_t> data, wire::LinkType link);
+  // The same, for a frame decoded already (with the ICRC verified if Options::verify_icrc).
+  void add_decoded(std::uint64_t frame, std::int64_t ts_ns, std::uint32_t wire_len,
+                   const wire::ParsedFrame& decoded);
   // Ends the capture (open requests become gaps) and builds the report; `file` names it.
   Report finish(const std::string& file);
 

@@ -1,0 +1,203 @@
+// End-to-end benchmark of `rocecert check`: builds a large capture of real traffic by replaying
+// the Soft-RoCE captures of vectors/real/ many times over (each copy on its own hosts, QPNs and
+// PSNs, 16 copies interleaved at a time, ICRCs recomputed), then times the checker on it (every
+// rule; one core, or --jobs), reports its peak RSS (the check runs in a child process), and with
+// --tshark times `tshark -T fields -e infiniband.bth.psn` on the same file.
+//   check_bench --frames 1000000 [--file F] [--jobs N] [--tshark] [--keep]
+#include <fmt/format.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "rocecert/check/checker.h"
+#include "rocecert/pcap/reader.h"
+#include "rocecert/pcap/writer.h"
+#include "rocecert/wire/decode.h"
+#include "rocecert/wire/encode.h"
+
+using namespace rocecert;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Frame {
+  std::int64_t ts;  // since the capture's first frame
+  std::vector<std::uint8_t> bytes;
+  wire::LinkType link;
+};
+
+std::vector<std::vector<Frame>> load_captures() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(ROCECERT_SOURCE_DIR "/vectors/real"))
+    if (e.path().extension() == ".pcap") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  std::vector<std::vector<Frame>> out;
+  for (const std::string& f : files) {
+    pcap::Reader r(f);
+    pcap::Record rec;
+    std::vector<Frame> frames;
+    std::int64_t t0 = -1;
+    while (r.next(rec)) {
+      if (t0 < 0) t0 = rec.ts_ns;
+      frames.push_back({rec.ts_ns - t0, {rec.data.begin(), rec.data.end()}, r.link()});
+    }
+    out.push_back(std::move(frames));
+  }
+  return out;
+}
+
+// Copy `n` of a frame: its hosts, QPNs and PSNs moved so that copies never meet.
+std::vector<std::uint8_t> shifted(const Frame& f, std::uint32_t n) {
+  const wire::ParsedFrame p = wire::decode(f.bytes, {f.link, true});
+  if (!p.has_bth || !p.op || !p.op->known || p.has_error || f.link != wire::LinkType::Ethernet)
+    return f.bytes;
+  wire::FrameSpec s = wire::to_spec(p);
+  const std::size_t at = s.ip.version == 4 ? 1 : 4;
+  s.ip.src[at] = s.ip.dst[at] = static_cast<std::uint8_t>(n & 0xFF);
+  s.ip.src[at + 1] = static_cast<std::uint8_t>(s.ip.src[at + 1] ^ (n >> 8));
+  s.ip.dst[at + 1] = static_cast<std::uint8_t>(s.ip.dst[at + 1] ^ (n >> 8));
+  s.bth.dqpn = (s.bth.dqpn + n * 0x100) & 0xFFFFFF;
+  if (p.op->has(wire::Header::Deth)) s.deth.srcqp = (s.deth.srcqp + n * 0x100) & 0xFFFFFF;
+  if (p.op->transport != wire::Transport::CNP) s.bth.psn = (s.bth.psn + n * 0x10000) & 0xFFFFFF;
+  if (p.icrc_ok) s.icrc.reset();  // the frame netem corrupted stays corrupted
+  wire::finalize(s);
+  return wire::encode(s);
+}
+
+std::uint64_t generate(const std::string& file, std::uint64_t want) {
+  const auto caps = load_captures();
+  pcap::Writer w(file);
+  std::int64_t base = 1'800'000'000'000'000'000;
+  std::uint64_t written = 0;
+  std::uint32_t copy = 0;
+  constexpr std::size_t kGroup = 16;
+  while (written < want) {
+    // One group: kGroup captures (cycling through the set), merged by time.
+    struct Cursor {
+      const std::vector<Frame>* frames;
+      std::size_t next;
+      std::uint32_t n;
+    };
+    std::vector<Cursor> group;
+    for (std::size_t i = 0; i < kGroup; ++i, ++copy)
+      group.push_back({&caps[copy % caps.size()], 0, copy});
+    std::int64_t span = 0;
+    while (written < want) {
+      Cursor* best = nullptr;
+      for (Cursor& c : group)
+        if (c.next < c.frames->size() &&
+            (!best || (*c.frames)[c.next].ts < (*best->frames)[best->next].ts))
+          best = &c;
+      if (!best) break;
+      const Frame& f = (*best->frames)[best->next++];
+      w.write(base + f.ts, shifted(f, best->n));
+      span = std::max(span, f.ts);
+      ++written;
+    }
+    base += span + 1'000'000;
+  }
+  w.close();
+  return written;
+}
+
+struct Run {
+  double seconds = 0;
+  long max_rss_kb = 0;
+  std::string verdict;
+  std::uint64_t connections = 0, checked = 0, violations = 0;
+};
+
+// Checks the file in a child process so that its peak RSS is the checker's alone.
+Run run_check(const std::string& file, unsigned jobs) {
+  int fds[2];
+  if (pipe(fds) != 0) std::exit(2);
+  const auto t0 = Clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    check::Options o;
+    o.profile = check::load_profile("rxe");
+    o.jobs = jobs;
+    const check::Report r = check::check_files({file}, o);
+    std::uint64_t checked = 0, violations = 0;
+    for (const check::RuleCount& c : r.rules) {
+      checked += c.checked;
+      violations += c.violations + c.deviations;
+    }
+    const std::string line = fmt::format("{} {} {} {}\n", check::to_string(r.verdict),
+                                         r.connections.size(), checked, violations);
+    if (write(fds[1], line.data(), line.size()) < 0) _exit(3);
+    _exit(0);
+  }
+  close(fds[1]);
+  int status = 0;
+  rusage ru{};
+  wait4(pid, &status, 0, &ru);
+  Run run;
+  run.seconds = seconds_since(t0);
+  run.max_rss_kb = ru.ru_maxrss;
+  char buf[256] = {};
+  const ssize_t n = read(fds[0], buf, sizeof buf - 1);
+  close(fds[0]);
+  char verdict[32] = {};
+  if (n > 0)
+    std::sscanf(buf, "%31s %lu %lu %lu", verdict, &run.connections, &run.checked, &run.violations);
+  run.verdict = verdict;
+  return run;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"rocecert check benchmark"};
+  std::uint64_t frames = 1'000'000;
+  std::string file =
+      (std::filesystem::temp_directory_path() / "rocecert-check-bench.pcap").string();
+  bool tshark = false, keep = false, reuse = false;
+  unsigned jobs = 1;
+  app.add_option("--frames", frames, "Frames in the generated capture");
+  app.add_option("--file", file, "Where to write the capture");
+  app.add_option("--jobs", jobs, "Checker threads (1: one core)");
+  app.add_flag("--reuse", reuse, "Use --file as it is (no generation)");
+  app.add_flag("--tshark", tshark, "Also time tshark on the same file");
+  app.add_flag("--keep", keep, "Keep the capture file");
+  CLI11_PARSE(app, argc, argv);
+
+  if (!reuse) {
+    const auto t0 = Clock::now();
+    frames = generate(file, frames);
+    fmt::print("generated {} frames ({:.1f} MB) in {:.1f} s: {}\n", frames,
+               static_cast<double>(std::filesystem::file_size(file)) / 1e6, seconds_since(t0),
+               file);
+  }
+  const Run r = run_check(file, jobs);
+  fmt::print(
+      "rocecert check (--jobs {}): {:.2f} s, {:.2f} M frames/s, peak RSS {:.1f} MB, verdict {}, "
+      "{} connections, {} rule checks, {} violations/deviations\n",
+      jobs, r.seconds, static_cast<double>(frames) / r.seconds / 1e6,
+      static_cast<double>(r.max_rss_kb) / 1024.0, r.verdict, r.connections, r.checked,
+      r.violations);
+  if (tshark) {
+    const auto t0 = Clock::now();
+    const std::string cmd =
+        "tshark -n -r '" + file + "' -T fields -e infiniband.bth.psn > /dev/null 2>&1";
+    const int rc = std::system(cmd.c_str());
+    const double s = seconds_since(t0);
+    fmt::print("tshark -T fields -e infiniband.bth.psn: {:.1f} s, {:.1f} k frames/s (exit {})\n", s,
+               static_cast<double>(frames) / s / 1e3, rc);
+    fmt::print("ratio check / tshark: {:.0f}x\n", s / r.seconds);
+  }
+  if (!keep && !reuse) std::filesystem::remove(file);
+  return 0;
+}
