@@ -307,5 +307,40 @@ TEST(ReportSchema, EnumsMatchTheCode) {
   EXPECT_EQ(defs["rule"]["properties"]["needs"]["enum"].get<std::vector<std::string>>(), needs);
 }
 
+// The example of docs/json.md §2: the first ```json block after its heading.
+std::string documented_example() {
+  const std::string doc =
+      rocecert::testing::slurp(std::string(ROCECERT_SOURCE_DIR) + "/docs/json.md");
+  const std::size_t section = doc.find("\n## 2. ");
+  const std::size_t open = doc.find("```json\n", section);
+  const std::size_t close = doc.find("\n```", open + 8);
+  if (section == std::string::npos || open == std::string::npos || close == std::string::npos)
+    return "";
+  return doc.substr(open + 8, close - open - 8);
+}
+
+TEST(ReportJson, TheDocumentedExampleReadsBackAndQuotesTheCatalog) {
+  const std::string example = documented_example();
+  ASSERT_FALSE(example.empty()) << "no ```json block in docs/json.md section 2";
+  const Report r = read_json(example, "docs/json.md");
+  EXPECT_EQ(r.violations.size(), 1u);
+  Report settled = r;
+  settled.settle();
+  EXPECT_EQ(settled.verdict, r.verdict) << "the example's verdict follows from its content";
+  EXPECT_EQ(settled.connections[0].verdict, r.connections[0].verdict);
+  for (const json& x : json::parse(example)["rules"]) {
+    const RuleInfo& info = rule(*find_rule(x["id"].get<std::string>()));
+    EXPECT_EQ(x["statement"], std::string(info.statement)) << info.id;
+    EXPECT_EQ(x["reference"], std::string(info.reference)) << info.id;
+    EXPECT_EQ(x["severity"], std::string(to_string(info.severity))) << info.id;
+    EXPECT_EQ(x["needs"], std::string(to_string(info.needs))) << info.id;
+  }
+}
+
+TEST(ReportSchema, TheDocumentedExampleIsValid) {
+  ROCECERT_REQUIRE_TOOL(have_jsonschema(), "python3-jsonschema");
+  EXPECT_EQ(validate(documented_example()), "");
+}
+
 }  // namespace
 }  // namespace rocecert::check
