@@ -328,7 +328,8 @@ TEST(ReportJson, TheDocumentedExampleReadsBackAndQuotesTheCatalog) {
   settled.settle();
   EXPECT_EQ(settled.verdict, r.verdict) << "the example's verdict follows from its content";
   EXPECT_EQ(settled.connections[0].verdict, r.connections[0].verdict);
-  for (const json& x : json::parse(example)["rules"]) {
+  const json doc = json::parse(example);
+  for (const json& x : doc["rules"]) {
     const RuleInfo& info = rule(*find_rule(x["id"].get<std::string>()));
     EXPECT_EQ(x["statement"], std::string(info.statement)) << info.id;
     EXPECT_EQ(x["reference"], std::string(info.reference)) << info.id;
