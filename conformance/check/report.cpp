@@ -1,6 +1,12 @@
-// TEMPORARY (lead's dev stub, replaced by the reports change)
+// Verdicts and their precedence, Report::settle() and merge() (docs/json.md §2).
+#include <algorithm>
+#include <string>
+#include <utility>
+
 #include "rocecert/check/report.h"
+
 namespace rocecert::check {
+
 std::string_view to_string(Verdict v) {
   switch (v) {
     case Verdict::PASS:
@@ -16,33 +22,118 @@ std::string_view to_string(Verdict v) {
   }
   return "?";
 }
+
+std::optional<Verdict> parse_verdict(std::string_view s) {
+  for (Verdict v : {Verdict::PASS, Verdict::DEVIATION, Verdict::UNSUPPORTED, Verdict::INCONCLUSIVE,
+                    Verdict::FAIL})
+    if (to_string(v) == s) return v;
+  return std::nullopt;
+}
+
 Verdict worst(Verdict a, Verdict b) {
-  return a > b ? a : b;
+  return std::max(a, b);
 }
+
 std::string_view to_string(NoteKind k) {
-  return k == NoteKind::CaptureError ? "capture_error" : "note";
+  switch (k) {
+    case NoteKind::CaptureError:
+      return "capture_error";
+    case NoteKind::Gap:
+      return "gap";
+    case NoteKind::Truncated:
+      return "truncated";
+    case NoteKind::OneDirection:
+      return "one_direction";
+    case NoteKind::Unpaired:
+      return "unpaired";
+    case NoteKind::Unsupported:
+      return "unsupported";
+    case NoteKind::Assumption:
+      return "assumption";
+    case NoteKind::Deviation:
+      return "deviation";
+  }
+  return "?";
 }
+
+namespace {
+
+// What one violation or note contributes to a verdict (docs/json.md §2, "Verdicts").
+Verdict verdict_of(const Violation& v) {
+  if (rule(v.rule).severity == Severity::Advisory || !v.explained.empty()) return Verdict::PASS;
+  return v.deviation ? Verdict::DEVIATION : Verdict::FAIL;
+}
+
+Verdict verdict_of(const Note& n) {
+  switch (n.kind) {
+    case NoteKind::CaptureError:
+    case NoteKind::Gap:
+    case NoteKind::Truncated:
+    case NoteKind::OneDirection:
+    case NoteKind::Unpaired:
+      return Verdict::INCONCLUSIVE;
+    case NoteKind::Unsupported:
+      return Verdict::UNSUPPORTED;
+    case NoteKind::Assumption:
+    case NoteKind::Deviation:
+      return Verdict::PASS;
+  }
+  return Verdict::PASS;
+}
+
+}  // namespace
+
 void Report::settle() {
   verdict = Verdict::PASS;
-  for (auto& c : connections) c.verdict = Verdict::PASS;
-  for (const Violation& v : violations) {
-    if (rule(v.rule).severity != Severity::Error || !v.explained.empty()) continue;
-    Verdict x = v.deviation ? Verdict::DEVIATION : Verdict::FAIL;
-    verdict = worst(verdict, x);
-    if (v.connection < connections.size())
-      connections[v.connection].verdict = worst(connections[v.connection].verdict, x);
-  }
-  for (const Note& n : notes) {
-    Verdict x = n.kind == NoteKind::Unsupported ? Verdict::UNSUPPORTED
-                : (n.kind == NoteKind::Assumption || n.kind == NoteKind::Deviation)
-                    ? Verdict::PASS
-                    : Verdict::INCONCLUSIVE;
-    verdict = worst(verdict, x);
-    if (n.connection && *n.connection < connections.size())
-      connections[*n.connection].verdict = worst(connections[*n.connection].verdict, x);
-  }
+  for (Connection& c : connections) c.verdict = Verdict::PASS;
+  auto apply = [this](std::optional<std::uint32_t> conn, Verdict v) {
+    verdict = worst(verdict, v);
+    if (conn && *conn < connections.size()) {
+      Connection& c = connections[*conn];
+      c.verdict = worst(c.verdict, v);
+    }
+  };
+  for (const Violation& v : violations) apply(v.connection, verdict_of(v));
+  for (const Note& n : notes) apply(n.connection, verdict_of(n));
 }
+
 Report merge(std::vector<Report> parts) {
-  return parts.empty() ? Report{} : std::move(parts.front());
+  Report out;
+  std::vector<std::string> profiles;  // every profile name, in order of appearance
+  for (Report& p : parts) {
+    const auto file_base = static_cast<std::uint32_t>(out.files.size());
+    const auto conn_base = static_cast<std::uint32_t>(out.connections.size());
+    if (std::find(profiles.begin(), profiles.end(), p.profile) == profiles.end())
+      profiles.push_back(p.profile);
+    out.max_capture_errors = std::max(out.max_capture_errors, p.max_capture_errors);
+    for (std::string& f : p.files) out.files.push_back(std::move(f));
+    out.frames += p.frames;
+    out.roce_frames += p.roce_frames;
+    for (Connection& c : p.connections) {
+      c.id += conn_base;
+      out.connections.push_back(std::move(c));
+    }
+    for (std::size_t i = 0; i < kRuleCount; ++i) {
+      out.rules[i].checked += p.rules[i].checked;
+      out.rules[i].violations += p.rules[i].violations;
+      out.rules[i].deviations += p.rules[i].deviations;
+      out.rules[i].explained += p.rules[i].explained;
+    }
+    for (Violation& v : p.violations) {
+      v.file += file_base;
+      if (v.connection != kNoConnection) v.connection += conn_base;
+      out.violations.push_back(std::move(v));
+    }
+    for (Note& n : p.notes) {
+      n.file += file_base;
+      if (n.connection) *n.connection += conn_base;
+      out.notes.push_back(std::move(n));
+    }
+  }
+  // Parts checked with different profiles: "iba+rxe".
+  for (const std::string& name : profiles) out.profile += (out.profile.empty() ? "" : "+") + name;
+  out.settle();
+  return out;
 }
+
 }  // namespace rocecert::check

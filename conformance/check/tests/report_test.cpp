@@ -1,0 +1,173 @@
+// Verdicts: names, precedence, Report::settle() (docs/json.md §2, "Verdicts") and merge().
+#include <gtest/gtest.h>
+
+#include "rocecert/check/report.h"
+#include "sample_report.h"
+
+namespace rocecert::check {
+namespace {
+
+using testing::violation;
+
+TEST(Verdict, NamesRoundTripAndUnknownNamesAreRefused) {
+  for (Verdict v : {Verdict::PASS, Verdict::DEVIATION, Verdict::UNSUPPORTED, Verdict::INCONCLUSIVE,
+                    Verdict::FAIL})
+    EXPECT_EQ(parse_verdict(to_string(v)), v);
+  EXPECT_FALSE(parse_verdict("pass"));
+  EXPECT_FALSE(parse_verdict(""));
+  EXPECT_EQ(to_string(NoteKind::OneDirection), "one_direction");
+  EXPECT_EQ(to_string(NoteKind::CaptureError), "capture_error");
+}
+
+TEST(Verdict, WorstFollowsThePrecedence) {
+  EXPECT_EQ(worst(Verdict::PASS, Verdict::DEVIATION), Verdict::DEVIATION);
+  EXPECT_EQ(worst(Verdict::UNSUPPORTED, Verdict::DEVIATION), Verdict::UNSUPPORTED);
+  EXPECT_EQ(worst(Verdict::UNSUPPORTED, Verdict::INCONCLUSIVE), Verdict::INCONCLUSIVE);
+  EXPECT_EQ(worst(Verdict::FAIL, Verdict::INCONCLUSIVE), Verdict::FAIL);
+}
+
+Report two_connections() {
+  Report r;
+  r.files = {"a.pcap"};
+  r.connections.resize(2);
+  r.connections[1].id = 1;
+  // Stale verdicts that settle() must recompute.
+  r.verdict = Verdict::FAIL;
+  r.connections[0].verdict = Verdict::FAIL;
+  return r;
+}
+
+TEST(Settle, NothingFoundIsPass) {
+  Report r = two_connections();
+  r.settle();
+  EXPECT_EQ(r.verdict, Verdict::PASS);
+  EXPECT_EQ(r.connections[0].verdict, Verdict::PASS);
+}
+
+TEST(Settle, AnUndeclaredErrorViolationFailsItsConnectionOnly) {
+  Report r = two_connections();
+  r.violations.push_back(violation(RuleId::PsnSequence, 1, 5, "x"));
+  r.notes.push_back({NoteKind::Gap, 1, 0, 3, "gap"});
+  r.notes.push_back({NoteKind::Unsupported, 0, 0, 0, "XRC"});
+  r.settle();
+  EXPECT_EQ(r.connections[1].verdict, Verdict::FAIL);
+  EXPECT_EQ(r.connections[0].verdict, Verdict::UNSUPPORTED);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(Settle, EachIncompleteCaptureNoteMakesItInconclusive) {
+  for (NoteKind k : {NoteKind::CaptureError, NoteKind::Gap, NoteKind::Truncated,
+                     NoteKind::OneDirection, NoteKind::Unpaired}) {
+    Report r = two_connections();
+    r.notes.push_back({k, 0, 0, 0, "n"});
+    r.notes.push_back({NoteKind::Unsupported, 0, 0, 0, "u"});
+    Violation v = violation(RuleId::ReadOpcode, 0, 1, "d");
+    v.deviation = true;
+    r.violations.push_back(v);
+    r.settle();
+    EXPECT_EQ(r.connections[0].verdict, Verdict::INCONCLUSIVE) << to_string(k);
+    EXPECT_EQ(r.connections[1].verdict, Verdict::PASS) << to_string(k);
+    EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE) << to_string(k);
+  }
+}
+
+TEST(Settle, UnsupportedBeatsDeviation) {
+  Report r = two_connections();
+  Violation v = violation(RuleId::ReadOpcode, 0, 1, "d");
+  v.deviation = true;
+  r.violations.push_back(v);
+  r.settle();
+  EXPECT_EQ(r.connections[0].verdict, Verdict::DEVIATION);
+  r.notes.push_back({NoteKind::Unsupported, 0, 0, 0, "u"});
+  r.settle();
+  EXPECT_EQ(r.connections[0].verdict, Verdict::UNSUPPORTED);
+}
+
+TEST(Settle, AdvisoryViolationsAndInformativeNotesNeverChangeAVerdict) {
+  Report r = two_connections();
+  r.violations.push_back(violation(RuleId::WireAckReq, 0, 1, "advisory"));
+  Violation d = violation(RuleId::UdQkey, 1, 2, "advisory, declared");
+  d.deviation = true;
+  r.violations.push_back(d);
+  r.notes.push_back({NoteKind::Assumption, 0, 0, 0, "static keys"});
+  r.notes.push_back({NoteKind::Deviation, 1, 0, 0, "applied"});
+  r.settle();
+  EXPECT_EQ(r.connections[0].verdict, Verdict::PASS);
+  EXPECT_EQ(r.connections[1].verdict, Verdict::PASS);
+  EXPECT_EQ(r.verdict, Verdict::PASS);
+}
+
+TEST(Settle, NotesWithoutAConnectionCountForTheOverallVerdictOnly) {
+  Report r = two_connections();
+  r.notes.push_back({NoteKind::OneDirection, std::nullopt, 0, 0, "one way"});
+  r.settle();
+  EXPECT_EQ(r.connections[0].verdict, Verdict::PASS);
+  EXPECT_EQ(r.connections[1].verdict, Verdict::PASS);
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE);
+}
+
+TEST(Settle, TheSampleReport) {
+  const Report r = testing::sample_report();
+  EXPECT_EQ(r.connections[0].verdict, Verdict::FAIL);
+  EXPECT_EQ(r.connections[1].verdict, Verdict::INCONCLUSIVE);
+  EXPECT_EQ(r.connections[2].verdict, Verdict::DEVIATION);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(Merge, RenumbersFilesAndConnectionsAndSumsCounts) {
+  Report first = testing::sample_report();
+  Report second;
+  second.profile = "rxe";
+  second.max_capture_errors = 2;
+  second.files = {"c.pcap"};
+  second.frames = 10;
+  second.roce_frames = 8;
+  Connection c;
+  c.transport = "RC";
+  c.rules[static_cast<std::size_t>(RuleId::PsnSequence)] = {4, 1, 0};
+  second.connections = {c};
+  second.rules[static_cast<std::size_t>(RuleId::PsnSequence)] = {4, 1, 0};
+  second.violations = {violation(RuleId::PsnSequence, 0, 9, "late")};
+  second.notes = {{NoteKind::Gap, 0, 0, 2, "gap"}, {NoteKind::Assumption, std::nullopt, 0, 0, "a"}};
+
+  const Report m = merge({first, second});
+  ASSERT_EQ(m.files.size(), 3u);
+  EXPECT_EQ(m.files[2], "c.pcap");
+  EXPECT_EQ(m.frames, first.frames + 10);
+  EXPECT_EQ(m.roce_frames, first.roce_frames + 8);
+  ASSERT_EQ(m.connections.size(), 4u);
+  for (std::uint32_t i = 0; i < 4; ++i) EXPECT_EQ(m.connections[i].id, i);
+  EXPECT_EQ(m.connections[3].verdict, Verdict::FAIL);
+  const RuleCount& psn = m.rules[static_cast<std::size_t>(RuleId::PsnSequence)];
+  EXPECT_EQ(psn.checked, 104u);
+  EXPECT_EQ(psn.violations, 3u);
+  ASSERT_EQ(m.violations.size(), 6u);
+  EXPECT_EQ(m.violations[4].file, 1u);  // untouched: first part
+  EXPECT_EQ(m.violations[4].connection, 2u);
+  EXPECT_EQ(m.violations[5].file, 2u);
+  EXPECT_EQ(m.violations[5].connection, 3u);
+  ASSERT_EQ(m.notes.size(), 10u);
+  EXPECT_EQ(m.notes[8].connection, 3u);
+  EXPECT_EQ(m.notes[8].file, 2u);
+  EXPECT_EQ(m.notes[9].connection, std::nullopt);
+  EXPECT_EQ(m.notes[9].file, 2u);
+  EXPECT_EQ(m.profile, "rxe");
+  EXPECT_EQ(m.verdict, Verdict::FAIL);
+}
+
+TEST(Merge, SettlesTheVerdictsAndNamesEveryProfile) {
+  Report a, b;
+  a.profile = "iba";
+  a.files = {"a.pcap"};
+  b.profile = "rxe";
+  b.files = {"b.pcap"};
+  b.notes = {{NoteKind::Truncated, std::nullopt, 0, 1, "snaplen"}};
+  const Report m = merge({a, b, a});
+  EXPECT_EQ(m.profile, "iba+rxe");
+  EXPECT_EQ(m.verdict, Verdict::INCONCLUSIVE);
+  EXPECT_EQ(m.notes[0].file, 1u);
+  EXPECT_EQ(merge({}).verdict, Verdict::PASS);
+}
+
+}  // namespace
+}  // namespace rocecert::check
