@@ -45,6 +45,7 @@ void expect_same_counts(const std::array<RuleCount, kRuleCount>& a,
     EXPECT_EQ(a[i].checked, b[i].checked) << at << " " << rules()[i].id;
     EXPECT_EQ(a[i].violations, b[i].violations) << at << " " << rules()[i].id;
     EXPECT_EQ(a[i].deviations, b[i].deviations) << at << " " << rules()[i].id;
+    EXPECT_EQ(a[i].explained, b[i].explained) << at << " " << rules()[i].id;
   }
 }
 
@@ -78,6 +79,7 @@ void expect_same(const Report& a, const Report& b) {
     EXPECT_EQ(x.rule, y.rule) << at;
     EXPECT_EQ(x.cause, y.cause) << at;
     EXPECT_EQ(x.deviation, y.deviation) << at;
+    EXPECT_EQ(x.explained, y.explained) << at;
     EXPECT_EQ(x.file, y.file) << at;
     EXPECT_EQ(x.frame, y.frame) << at;
     EXPECT_EQ(x.connection, y.connection) << at;

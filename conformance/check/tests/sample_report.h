@@ -34,7 +34,7 @@ inline Report sample_report() {
   c0.rules[static_cast<std::size_t>(RuleId::PsnSequence)] = {100, 2, 0};
   c0.rules[static_cast<std::size_t>(RuleId::ReadOpcode)] = {7, 1, 1};
   c0.rules[static_cast<std::size_t>(RuleId::WireAckReq)] = {60, 1, 0};
-  c0.rules[static_cast<std::size_t>(RuleId::WireIcrc)] = {120, 0, 0};
+  c0.rules[static_cast<std::size_t>(RuleId::WireIcrc)] = {120, 0, 0, 1};
   Connection c1;
   c1.id = 1;
   c1.transport = "UD";
@@ -82,7 +82,12 @@ inline Report sample_report() {
   v5.cause = "resumed_mid_read";
   v5.deviation = true;
   v5.file = 1;
-  r.violations = {v1, v2, v3, v4, v5};
+  Violation v6 = violation(RuleId::WireIcrc, 0, 72, "ICRC 0x1 carried, 0x2 computed");
+  v6.cause = "mismatch";
+  v6.explained = "corrupted on the link: frame 75 carries PSN 0x000010 again intact";
+  Violation v7 = violation(RuleId::WireHeaders, kNoConnection, 80, "truncated extended headers");
+  v7.cause = "truncated_headers";
+  r.violations = {v1, v2, v3, v4, v5, v6, v7};
 
   r.notes = {
       {NoteKind::CaptureError, 0, 0, 30, "frame 30 assumed duplicated by the tap"},
