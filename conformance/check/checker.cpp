@@ -125,6 +125,7 @@ struct Checker::Impl {
     std::uint32_t requester_qpn = 0;
     std::optional<std::size_t> stream;
     std::optional<std::set<std::size_t>> candidates;
+    std::set<std::size_t> ever;  // every stream that was once a candidate (for flow_groups)
     bool given_up = false;
     bool noted_orphan = false;
     std::optional<ConnIndex> orphan_conn;
@@ -271,6 +272,7 @@ struct Checker::Impl {
       if (!(e.requester == p.dst) || !(e.responder == p.src)) continue;
       if (plausible(e, p.psn())) fit.insert(i);
     }
+    rf.ever.insert(fit.begin(), fit.end());
     if (!rf.candidates) {
       if (!fit.empty()) {
         rf.candidates = std::move(fit);
@@ -305,6 +307,10 @@ struct Checker::Impl {
 
   // ------------------------------------------------------------------------------- frames
 
+  void frame_rules(const wire::ParsedFrame& f, const Pkt& p, std::optional<ConnIndex> c) {
+    if (!opts.reconstruct_only) detail::check_frame_rules(judge, f, p, c);
+  }
+
   static bool decided(const ResponseFlow& rf) { return rf.stream || rf.given_up || !rf.candidates; }
   bool ready(const Pkt& p) {
     if (p.op->is_request()) return true;
@@ -320,13 +326,13 @@ struct Checker::Impl {
   }
   void process_request(const Pkt& p, StreamEntry& e) {
     judge.count_frame(e.stream->conn());
-    e.stream->on_request(p);
+    if (!opts.reconstruct_only) e.stream->on_request(p);
   }
   void process_response(const Pkt& p, ResponseFlow& rf) {
     if (rf.stream) {
       detail::Stream& s = *streams[*rf.stream].stream;
       judge.count_frame(s.conn());
-      s.on_response(p);
+      if (!opts.reconstruct_only) s.on_response(p);
       return;
     }
     // Responses to requests the capture does not show (yet), or of a flow given up.
@@ -360,7 +366,7 @@ struct Checker::Impl {
     } else {
       if (!ud_endpoints.empty() && ud_endpoints.count({p.dst.b, p.bth.dqpn})) {
         const ConnIndex c = ud_conn_of_endpoint(p.dst, p.bth.dqpn);
-        detail::check_frame_rules(judge, f, p, c);
+        frame_rules(f, p, c);
         judge.checked(RuleId::AckUnsolicited, c);
         judge.violation(RuleId::AckUnsolicited, "ud", p, c,
                         fmt::format("{} sent to QP {:#x}, a UD QP (UD is never acknowledged)",
@@ -370,7 +376,7 @@ struct Checker::Impl {
       flow = &evidence(p);
       if (flow->stream) conn = streams[*flow->stream].stream->conn();
     }
-    detail::check_frame_rules(judge, f, p, conn);
+    frame_rules(f, p, conn);
     if (!p.icrc_ok) {
       // Dropped by its receiver: no state change. If the same packet comes again intact (a
       // request resent, a later response covering its PSN), the link corrupted it in flight.
@@ -430,7 +436,7 @@ struct Checker::Impl {
     }
     const ConnIndex c = it->second.conn;
     judge.count_frame(c);
-    detail::check_frame_rules(judge, f, p, c);
+    frame_rules(f, p, c);
     judge.checked(RuleId::UdQkey, c);
     if (p.deth.qkey != it->second.qkey)
       judge.violation(RuleId::UdQkey, "changed", p, c,
@@ -446,7 +452,7 @@ struct Checker::Impl {
                                         Endpoint{p.dst.str(), p.bth.dqpn});
     const ConnIndex c = it->second;
     judge.count_frame(c);
-    detail::check_frame_rules(judge, f, p, c);
+    frame_rules(f, p, c);
     // The reaction point is (p.dst, DestQP); its packets went from p.dst to p.src. Whether a
     // mark preceded the CNP is only visible if the tap sits after the congestion point: that
     // is decided at the end, from whether the capture shows any mark on that path at all.
@@ -490,7 +496,7 @@ struct Checker::Impl {
                              transport_name(p.op->transport)));
     }
     judge.count_frame(it->second);
-    detail::check_frame_rules(judge, f, p, it->second);
+    frame_rules(f, p, it->second);
   }
 
   void add(std::uint64_t frame, std::int64_t ts, std::uint32_t wire_len,
@@ -515,7 +521,7 @@ struct Checker::Impl {
             it != stream_of.end())
           c = streams[it->second].stream->conn();
       }
-      detail::check_frame_rules(judge, f, p, c);
+      frame_rules(f, p, c);
       return;
     }
     note_ce(p);
@@ -594,6 +600,54 @@ struct Checker::Impl {
     return std::move(report);
   }
 };
+
+std::vector<std::vector<FlowId>> Checker::flow_groups() const {
+  const Impl& m = *impl_;
+  std::vector<FlowId> ids;
+  std::unordered_map<FlowKey, std::size_t, FlowHash> index;
+  auto id_of = [&](const FlowKey& k) {
+    auto [it, fresh] = index.try_emplace(k, ids.size());
+    if (fresh) ids.push_back({k.src, k.dst, k.qpn});
+    return it->second;
+  };
+  std::vector<std::size_t> parent;
+  auto find = [&](std::size_t x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  auto unite = [&](std::size_t a, std::size_t b) {
+    while (parent.size() < ids.size()) parent.push_back(parent.size());
+    a = find(a);
+    b = find(b);
+    if (a != b) parent[std::max(a, b)] = std::min(a, b);
+  };
+  std::vector<std::size_t> stream_ids(m.streams.size());
+  for (const auto& [k, i] : m.stream_of) stream_ids[i] = id_of(k);
+  for (const auto& [k, rf] : m.responses) {
+    const std::size_t me = id_of(k);
+    unite(me, me);
+    if (rf.stream) unite(me, stream_ids[*rf.stream]);
+    for (std::size_t s : rf.ever) unite(me, stream_ids[s]);  // never split what was ambiguous
+  }
+  for (const auto& [k, c] : m.other) unite(id_of(k), id_of(k));
+  for (const auto& [k, u] : m.ud) unite(id_of(k.first), id_of(k.first));
+  // CNPs are judged against the marks of everything between their two hosts: keep a host pair
+  // that carries CNPs in one group.
+  for (const auto& [k, c] : m.other) {
+    for (const auto& [k2, i] : index)
+      if ((k2.src == k.src && k2.dst == k.dst) || (k2.src == k.dst && k2.dst == k.src))
+        unite(id_of(k), i);
+  }
+  while (parent.size() < ids.size()) parent.push_back(parent.size());
+  std::vector<std::vector<FlowId>> groups;
+  std::unordered_map<std::size_t, std::size_t> group_of;
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    auto [it, fresh] = group_of.try_emplace(find(i), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(ids[i]);
+  }
+  return groups;
+}
 
 Checker::Checker(Options opts) : impl_(std::make_unique<Impl>(std::move(opts))) {}
 Checker::~Checker() = default;

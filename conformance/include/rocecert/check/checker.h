@@ -3,6 +3,7 @@
 // requests, not with the capture's length.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -21,6 +22,15 @@ struct Options {
   // Threads for check_files: with 2 or more, each capture is read and decoded on one thread
   // while the rules run on another, and several captures are checked side by side.
   unsigned jobs = 1;
+  // Only reconstruct connections (no rule, no ICRC needed): what `rocecert split` runs first.
+  bool reconstruct_only = false;
+};
+
+// A direction of traffic: (source IP, destination IP, destination QPN); IPv4 addresses are in
+// the first 4 bytes.
+struct FlowId {
+  std::array<std::uint8_t, 16> src{}, dst{};
+  std::uint32_t qpn = 0;
 };
 
 class Checker {
@@ -39,6 +49,11 @@ class Checker {
                    const wire::ParsedFrame& decoded);
   // Ends the capture (open requests become gaps) and builds the report; `file` names it.
   Report finish(const std::string& file);
+
+  // After finish(): the flows that must stay in one file when a capture is split, so that each
+  // part is judged as the whole would be (both directions of a QP pair, the streams an unpaired
+  // response flow might belong to, the host pairs that carry CNPs).
+  std::vector<std::vector<FlowId>> flow_groups() const;
 
  private:
   struct Impl;
