@@ -152,6 +152,8 @@ struct Checker::Impl {
   std::unordered_map<FlowKey, ResponseFlow, FlowHash> responses;
   std::unordered_map<EndpointKey, EndpointKey, EndpointHash> peer;  // paired QP ends, both ways
   std::vector<FlowKey> unresolved;  // response flows still weighing their evidence
+  // The streams from one host to another: (requester, responder, 0) -> indices in `streams`.
+  std::unordered_map<FlowKey, std::vector<std::size_t>, FlowHash> between;
   std::deque<Pkt> held;
   std::map<std::pair<FlowKey, std::uint32_t>, UdFlow> ud;  // (src, dst, dest QPN), source QP
   std::unordered_set<EndpointKey, EndpointHash> ud_endpoints;
@@ -186,6 +188,7 @@ struct Checker::Impl {
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
     stream_of.emplace(k, idx);
+    between[flow_key(p.src, p.dst, 0)].push_back(idx);
     // A QP already paired the other way round: its peer is known.
     if (const auto it = peer.find({p.dst.b, p.bth.dqpn});
         it != peer.end() && it->second.first == p.src.b)
@@ -266,12 +269,12 @@ struct Checker::Impl {
     ResponseFlow& rf = response_flow(k, p.src, p.dst, p.bth.dqpn);
     if (rf.stream || rf.given_up) return rf;
     std::set<std::size_t> fit;
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      const StreamEntry& e = streams[i];
-      if (e.requester_qpn || e.stream->transport() != wire::Transport::RC) continue;
-      if (!(e.requester == p.dst) || !(e.responder == p.src)) continue;
-      if (plausible(e, p.psn())) fit.insert(i);
-    }
+    if (const auto it = between.find(flow_key(p.dst, p.src, 0)); it != between.end())
+      for (std::size_t i : it->second) {
+        const StreamEntry& e = streams[i];
+        if (e.requester_qpn || e.stream->transport() != wire::Transport::RC) continue;
+        if (plausible(e, p.psn())) fit.insert(i);
+      }
     rf.ever.insert(fit.begin(), fit.end());
     if (!rf.candidates) {
       if (!fit.empty()) {

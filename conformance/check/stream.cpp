@@ -46,22 +46,7 @@ bool ends_message(const wire::OpcodeInfo& op) {
   }
   return false;
 }
-std::string_view position_name(Position p) {
-  switch (p) {
-    case Position::FIRST:
-      return "FIRST";
-    case Position::MIDDLE:
-      return "MIDDLE";
-    case Position::LAST:
-      return "LAST";
-    case Position::ONLY:
-      return "ONLY";
-  }
-  return "?";
-}
-std::string_view access_name(int k) {
-  return k == 0 ? "WRITE" : k == 1 ? "READ" : "ATOMIC";
-}
+std::string_view position_name(Position p) { return wire::to_string(p); }
 
 }  // namespace
 
@@ -79,6 +64,18 @@ std::uint32_t KeyEpochs::get(const IpAddr& host, std::uint32_t rkey) const {
 }
 void KeyEpochs::invalidate(const IpAddr& host, std::uint32_t rkey) {
   ++gen_[{host.b, rkey}];
+}
+
+std::string_view Stream::access_name(Access k) {
+  switch (k) {
+    case Access::Write:
+      return "RDMA WRITE";
+    case Access::Read:
+      return "RDMA READ";
+    case Access::Atomic:
+      return "atomic";
+  }
+  return "?";
 }
 
 Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, KeyEpochs& keys)
@@ -197,22 +194,32 @@ void Stream::set_mtu(const Pkt& p, std::uint32_t payload) {
 // A READ whose length in packets became known: its response PSNs are reserved.
 void Stream::fill_read_slots(ReadReq& rr) {
   rr.npkts = npkts(rr.len);
-  for (std::uint32_t i = 1; i < rr.npkts; ++i) {
-    const std::uint32_t psn = padd(rr.first, i);
-    if (pdiff(psn, next_) >= 0) {
-      // The READ was the last request: its span moves the next PSN.
-      while (pdiff(psn, next_) >= 0 && recs_.size() < kMaxTracked) {
-        PsnRec r;
-        r.seen = true;
-        r.read_slot = true;
-        recs_.push_back(r);
-        next_ = padd(next_, 1);
-      }
-    } else if (PsnRec* r = rec(psn); r && !r->seen) {
-      r->seen = true;
-      r->read_slot = true;
+  const std::uint32_t end = padd(rr.first, rr.npkts);
+  // Slots already in the window (the READ was followed by other requests)...
+  for_each_rec(padd(rr.first, 1), end, [](PsnRec& r) {
+    if (!r.seen) {
+      r.seen = true;
+      r.read_slot = true;
     }
+  });
+  // ... and, when the READ was the last request, the rest of its span moves the next PSN.
+  while (pdiff(end, next_) > 0 && recs_.size() < kMaxTracked) {
+    PsnRec r;
+    r.seen = true;
+    r.read_slot = true;
+    recs_.push_back(r);
+    next_ = padd(next_, 1);
   }
+  if (pdiff(end, next_) > 0) next_ = end;  // beyond what the shadow tracks
+}
+
+template <class F>
+void Stream::for_each_rec(std::uint32_t from, std::uint32_t to, F&& f) {
+  // Only the PSNs the shadow holds: [from, to) clamped to [base_, base_ + size).
+  const std::int64_t lo = std::max<std::int64_t>(0, pdiff(from, base_));
+  const std::int64_t hi =
+      std::min<std::int64_t>(static_cast<std::int64_t>(recs_.size()), pdiff(to, base_));
+  for (std::int64_t i = lo; i < hi; ++i) f(recs_[static_cast<std::size_t>(i)]);
 }
 
 void Stream::check_sequence(const Pkt& p) {
@@ -479,8 +486,9 @@ void Stream::start_resend(const Pkt& p) {
 }
 
 void Stream::await_resend(std::uint32_t from, std::uint32_t to) {
-  for (std::uint32_t psn = from; pdiff(psn, to) < 0; psn = padd(psn, 1))
-    if (PsnRec* r = rec(psn); r && r->seen && !r->read_slot) r->awaiting = true;
+  for_each_rec(from, to, [](PsnRec& r) {
+    if (r.seen && !r.read_slot) r.awaiting = true;
+  });
 }
 
 // --------------------------------------------------------------------------------- responses
@@ -582,20 +590,20 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   std::uint32_t first_unseen = 0;
   std::uint32_t skipped = 0;
   std::uint32_t first_skipped = 0;
-  for (std::uint32_t psn = una_; pdiff(psn, end) < 0; psn = padd(psn, 1)) {
-    PsnRec* r = rec(psn);
-    if (r && r->awaiting) {
+  std::uint32_t psn = pdiff(una_, base_) > 0 ? una_ : base_;
+  for_each_rec(una_, end, [&](PsnRec& r) {
+    if (r.awaiting) {
       if (skipped == 0) first_skipped = psn;
       ++skipped;
-      r->awaiting = false;
+      r.awaiting = false;
     }
-    if (r && !r->seen) {
+    if (!r.seen) {
       if (unseen == 0) first_unseen = psn;
       ++unseen;
-      r->seen = true;  // accepted by the responder: it was sent
+      r.seen = true;  // accepted by the responder: it was sent
     }
-    if (!r && pdiff(psn, base_) >= static_cast<std::int32_t>(recs_.size())) break;
-  }
+    psn = padd(psn, 1);
+  });
   if (unseen > 0) {
     j_.checked(RuleId::PsnSequence, conn_);
     if (!j_.explain(conn_, unseen, p,
@@ -691,7 +699,7 @@ void Stream::on_ack(const Pkt& p) {
                     RuleId::KeyZeroLength, "refused", p, conn_,
                     fmt::format("NAK remote access error for a zero-length {} (rkey "
                                 "{:#x}, VA {:#x}) of frame {}",
-                                access_name(static_cast<int>(a.kind)), a.rkey, a.va, a.frame),
+                                access_name(a.kind), a.rkey, a.va, a.frame),
                     state("an ACK (or an empty READ RESPONSE ONLY)"));
             }
             key_fact(p, a.kind, false, a.rkey, a.va, a.len, a.epoch);
@@ -850,7 +858,7 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
           RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p, conn_,
           fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
                       "(no invalidation between)",
-                      access_name(static_cast<int>(kind)), rkey, va, len,
+                      access_name(kind), rkey, va, len,
                       granted ? "granted" : "refused", f.granted ? "granted" : "refused", f.frame),
           state(granted ? "NAK remote access error" : "the access granted again"));
       return;

@@ -125,6 +125,9 @@ class Stream {
   void fill_read_slots(ReadReq& rr);
 
   PsnRec* rec(std::uint32_t psn);
+  template <class F>
+  void for_each_rec(std::uint32_t from, std::uint32_t to, F&& f);  // held PSNs in [from, to)
+  static std::string_view access_name(Access k);
   std::optional<std::uint32_t> ends_through(std::uint32_t psn);  // messages in [base_, psn]
   ReadReq* read_holding(std::uint32_t psn);
   std::uint32_t npkts(std::uint32_t len) const;
