@@ -7,6 +7,7 @@
 
 #include "decode_command.h"
 #include "simulate_command.h"
+#include "split_merge_commands.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rocecert: RoCEv2 conformance suite and golden model"};
@@ -36,6 +37,23 @@ int main(int argc, char** argv) {
       sim->add_option("--seed", seed, "Seed of the run (overrides the scenario's \"seed\")");
   sim->add_flag("-q,--quiet", simulate.quiet, "Print only failures and the verdict");
 
+  rocecert::cli::SplitArgs split;
+  CLI::App* spl = app.add_subcommand(
+      "split", "Cut a capture into N captures by connection, to check them on several machines");
+  spl->add_option("CAPTURE", split.file, "Capture file (pcap or pcapng)")->required();
+  spl->add_option("-n,--parts", split.parts, "Number of parts (default 2)");
+  spl->add_option("-o,--out", split.out,
+                  "Prefix of the parts: PREFIX-K-of-N.pcap (default: the capture's name)");
+
+  rocecert::cli::MergeArgs mergeargs;
+  CLI::App* mrg = app.add_subcommand(
+      "merge", "Merge the JSON reports of `rocecert check --json` into one verdict");
+  mrg->add_option("REPORT", mergeargs.reports, "JSON reports")->required();
+  mrg->add_option("--json", mergeargs.json, "Write the merged JSON report here (- for stdout)");
+  mrg->add_option("--junit", mergeargs.junit, "Write the merged JUnit XML here (- for stdout)");
+  mrg->add_flag("-q,--quiet", mergeargs.quiet, "No text summary");
+  mrg->add_flag("-v,--verbose", mergeargs.verbose, "Every violation in the text summary");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,6 +65,8 @@ int main(int argc, char** argv) {
       decode.verify_icrc = !no_icrc;
       return rocecert::cli::run_decode(decode);
     }
+    if (*spl) return rocecert::cli::run_split(split);
+    if (*mrg) return rocecert::cli::run_merge(mergeargs);
     if (*sim) {
       if (seed_opt->count() > 0) simulate.seed = seed;
       return rocecert::cli::run_simulate(simulate);
