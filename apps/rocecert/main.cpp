@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "decode_command.h"
+#include "mutate_command.h"
 #include "simulate_command.h"
 
 int main(int argc, char** argv) {
@@ -36,6 +37,15 @@ int main(int argc, char** argv) {
       sim->add_option("--seed", seed, "Seed of the run (overrides the scenario's \"seed\")");
   sim->add_flag("-q,--quiet", simulate.quiet, "Print only failures and the verdict");
 
+  rocecert::cli::MutateArgs mutate;
+  CLI::App* mut = app.add_subcommand(
+      "mutate", "Write a mutant of a capture that a rule of `rocecert check` must catch");
+  mut->add_option("IN", mutate.in, "Capture to mutate (pcap or pcapng)");
+  mut->add_option("OUT", mutate.out, "Mutant capture to write (pcap)");
+  mut->add_option("--op", mutate.op, "Kind of mutation (see --list)");
+  mut->add_option("--seed", mutate.seed, "Picks the frame among the eligible ones (default 1)");
+  mut->add_flag("--list", mutate.list, "List the kinds: name, rule that must catch it, what");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,6 +57,7 @@ int main(int argc, char** argv) {
       decode.verify_icrc = !no_icrc;
       return rocecert::cli::run_decode(decode);
     }
+    if (*mut) return rocecert::cli::run_mutate(mutate);
     if (*sim) {
       if (seed_opt->count() > 0) simulate.seed = seed;
       return rocecert::cli::run_simulate(simulate);
