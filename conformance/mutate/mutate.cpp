@@ -148,16 +148,22 @@ std::vector<std::uint8_t> bth_bytes(const wire::Bth& b) {
 
 // New requests take consecutive PSNs (IBA Vol. 1 chapter 9; spec-notes §3.1-3.2).
 void psn_skip(Ctx& c, Work& w) {
+  // A new request the responder answers afterwards (a response at or beyond its PSN), so the
+  // jump cannot be taken for requests the tap missed at the end of the capture.
   std::vector<std::size_t> cand;
   for (const Flow& q : c.a.flows) {
-    if (!q.request || q.transport != wire::Transport::RC) continue;
+    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
+    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
     std::uint32_t highest = c.p(q.frames.front()).bth.psn;
     for (std::size_t k = 1; k < q.frames.size(); ++k) {
-      const std::uint32_t psn = c.p(q.frames[k]).bth.psn;
-      if (detail::psn_diff(psn, highest) > 0) {
-        cand.push_back(q.frames[k]);
-        highest = psn;
-      }
+      const std::size_t i = q.frames[k];
+      const std::uint32_t psn = c.p(i).bth.psn;
+      if (detail::psn_diff(psn, highest) <= 0) continue;
+      highest = psn;
+      const bool answered = std::any_of(r.frames.begin(), r.frames.end(), [&](std::size_t j) {
+        return j > i && detail::psn_diff(c.p(j).bth.psn, psn) >= 0;
+      });
+      if (answered) cand.push_back(i);
     }
   }
   std::sort(cand.begin(), cand.end());
@@ -211,8 +217,9 @@ void rkey_change(Ctx& c, Work& w) {
     for (std::size_t i : q->frames) {
       if (i >= *refused) break;
       const ParsedFrame& r1 = c.p(i);
-      if (!r1.has(wire::Header::Reth) || r1.reth.rkey == r2.reth.rkey ||
-          detail::psn_diff(r1.bth.psn, r2.bth.psn) >= 0 ||
+      // The same operation: an MR may grant remote writes and not reads (spec-notes §7.2).
+      if (!r1.has(wire::Header::Reth) || r1.op->operation != r2.op->operation ||
+          r1.reth.rkey == r2.reth.rkey || detail::psn_diff(r1.bth.psn, r2.bth.psn) >= 0 ||
           invalidated_between(c, q->key, r2.reth.rkey, i, *refused)) {
         continue;
       }
@@ -277,7 +284,8 @@ void rkey_change(Ctx& c, Work& w) {
       if (read && first && last_msn) {
         for (std::size_t g : granted) {
           const ParsedFrame& pg = c.p(g);
-          if (pg.reth.rkey == pm.reth.rkey && pg.reth.va <= pm.reth.va &&
+          if (pg.op->operation == pm.op->operation && pg.reth.rkey == pm.reth.rkey &&
+              pg.reth.va <= pm.reth.va &&
               pm.reth.va + pm.reth.dmalen <= pg.reth.va + pg.reth.dmalen &&
               !invalidated_between(c, q.key, pm.reth.rkey, g, m)) {
             refusals.push_back(Refusal{m, *first, (*last_msn - 1) & wire::kMask24});
@@ -368,6 +376,11 @@ void opcode_sequence_break(Ctx& c, Work& w) {
       const bool data_op =
           p.op->operation == wire::Operation::SEND || p.op->operation == wire::Operation::WRITE;
       if (!data_op || p.op->flags != 0 || next.bth.psn != detail::psn_add(p.bth.psn, 1)) continue;
+      // Never sent again: a resend of the original LAST would be another rule's case.
+      const bool resent = std::any_of(q.frames.begin(), q.frames.end(), [&](std::size_t j) {
+        return j != q.frames[k] && c.p(j).bth.psn == p.bth.psn;
+      });
+      if (resent) continue;
       std::optional<wire::Position> to;
       if (p.op->position == wire::Position::LAST) to = wire::Position::MIDDLE;
       if (p.op->position == wire::Position::ONLY) to = wire::Position::FIRST;
@@ -695,18 +708,40 @@ void reorder_adjacent(Ctx& c, Work& w) {
 }
 
 void drop_request(Ctx& c, Work& w) {
+  // A frame resent later whose loss the responses do not contradict: no response of the QP
+  // pair comes right after it (one it set off, such as a NAK PSN sequence error) and none
+  // before the resend answers its PSN or a later one.
   std::vector<std::size_t> cand;
   for (const Flow& q : c.a.flows) {
     if (!q.request) continue;
+    const Flow* r = q.peer < 0 ? nullptr : &c.a.flows[static_cast<std::size_t>(q.peer)];
     for (std::size_t k = 0; k < q.frames.size(); ++k) {
-      const ParsedFrame& p = c.p(q.frames[k]);
-      for (std::size_t m = k + 1; m < q.frames.size(); ++m) {
+      const std::size_t i = q.frames[k];
+      const ParsedFrame& p = c.p(i);
+      // Not a READ or atomic: their responses cannot be told from answers to the resend.
+      if (p.op->operation != wire::Operation::SEND && p.op->operation != wire::Operation::WRITE) {
+        continue;
+      }
+      // The resend repeats the packet: the same transport bytes (a READ resumed mid-way is not
+      // one, spec-notes §5.3).
+      std::optional<std::size_t> resend;
+      for (std::size_t m = k + 1; m < q.frames.size() && !resend; ++m) {
         const ParsedFrame& later = c.p(q.frames[m]);
-        if (later.bth.psn == p.bth.psn && later.bth.opcode == p.bth.opcode) {
-          cand.push_back(q.frames[k]);
-          break;
+        if (later.bth.psn != p.bth.psn) continue;
+        const wire::ByteSpan a = p.bytes.subspan(p.bth_off, p.icrc_off - p.bth_off);
+        const wire::ByteSpan b = later.bytes.subspan(later.bth_off, later.icrc_off - later.bth_off);
+        if (std::equal(a.begin(), a.end(), b.begin(), b.end())) resend = q.frames[m];
+      }
+      if (!resend) continue;
+      bool contradicted = false;
+      if (r != nullptr) {
+        const std::size_t next_req = k + 1 < q.frames.size() ? q.frames[k + 1] : c.in.frames.size();
+        for (std::size_t j : r->frames) {
+          if (j <= i || j >= *resend) continue;
+          contradicted |= j < next_req || detail::psn_diff(c.p(j).bth.psn, p.bth.psn) >= 0;
         }
       }
+      if (!contradicted) cand.push_back(i);
     }
   }
   std::sort(cand.begin(), cand.end());

@@ -209,6 +209,15 @@ TEST(Mutate, RkeyChangeNaksAReadOfAGrantedRange) {
   }
 }
 
+// A WRITE granted on an rkey says nothing about READs on it (an MR may allow one and not the
+// other): rc_ops_mtu4096's only earlier access covering its READs' range is a WRITE.
+TEST(Mutate, RkeyChangePairsOnlyAccessesOfOneOperation) {
+  const Capture in = read_capture(real("rc_ops_mtu4096"));
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    EXPECT_THROW((void)apply(in, Kind::rkey_change, seed), NoEligibleFrame) << "seed " << seed;
+  }
+}
+
 TEST(Mutate, NakCodeChangeSetsAReservedCode) {
   const Mutant m = run("err_send_too_long", Kind::nak_code_change);
   const std::size_t k = one_touched(m);
@@ -436,6 +445,77 @@ TEST(MutateControl, DropRequestRemovesAFrameThatIsResent) {
               m.in_dec[j].bth.opcode == m.in_dec[gone].bth.opcode;
   }
   EXPECT_TRUE(resent);
+}
+
+// A request frame removed as lost before the tap must not have been answered before its resend:
+// the responder cannot answer what never reached it.
+TEST(MutateControl, DropRequestNeverRemovesAFrameTheResponderAnswered) {
+  for (const char* capture :
+       {"rc_send_bw_64_mtu1024_corrupt2", "rc_write_bw_10000_mtu1024_loss5"}) {
+    const Capture in = read_capture(real(capture));
+    const std::vector<ParsedFrame> dec = decode_all(in);
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      Result r;
+      try {
+        r = apply(in, Kind::drop_request, seed);
+      } catch (const NoEligibleFrame&) {
+        continue;
+      }
+      std::set<std::int64_t> kept(r.origin.begin(), r.origin.end());
+      std::size_t gone = 0;
+      for (std::size_t i = 0; i < in.frames.size(); ++i) {
+        if (kept.count(static_cast<std::int64_t>(i)) == 0) gone = i;
+      }
+      const ParsedFrame& g = dec[gone];
+      SCOPED_TRACE(std::string(capture) + " seed " + std::to_string(seed) + ": input frame " +
+                   std::to_string(gone + 1));
+      // Nor may a response follow it at once (a NAK PSN sequence error it set off). The QP pairs
+      // of these captures are alone between their two hosts.
+      if (gone + 1 < in.frames.size()) {
+        EXPECT_TRUE(dec[gone + 1].op->is_request()) << "followed by input frame " << gone + 2;
+      }
+      for (std::size_t j = gone + 1; j < in.frames.size(); ++j) {
+        const ParsedFrame& p = dec[j];
+        if (p.op->is_request() && p.bth.dqpn == g.bth.dqpn && p.bth.psn == g.bth.psn) break;
+        const bool answers = p.op->is_response() && p.ip.src == g.ip.dst && p.ip.dst == g.ip.src &&
+                             ((p.bth.psn - g.bth.psn) & wire::kMask24) < 0x800000;
+        EXPECT_FALSE(answers) << "answered by input frame " << j + 1;
+      }
+    }
+  }
+}
+
+// The responses to a READ cannot be told from the answers to its resend, so a READ is never
+// the request dropped: rc_read_bw_10000_mtu1024_resploss10 re-requests only READs.
+TEST(MutateControl, DropRequestNeverDropsARead) {
+  const Capture in = read_capture(real("rc_read_bw_10000_mtu1024_resploss10"));
+  EXPECT_THROW((void)apply(in, Kind::drop_request, 1), NoEligibleFrame);
+}
+
+// A LAST turned into a MIDDLE must not be resent later as a LAST (that is another rule's case).
+TEST(Mutate, OpcodeSequenceBreakPicksAPsnNeverSentAgain) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const Mutant m = run("rc_write_bw_10000_mtu1024_loss5", Kind::opcode_sequence_break, seed);
+    const std::size_t k = one_touched(m);
+    std::size_t sent = 0;
+    for (const ParsedFrame& p : m.out_dec) {
+      if (p.op->is_request() && p.bth.dqpn == m.out(k).bth.dqpn && p.bth.psn == m.out(k).bth.psn) {
+        ++sent;
+      }
+    }
+    EXPECT_EQ(sent, 1u) << "seed " << seed;
+  }
+}
+
+// The shift starts at a request the responder answered afterwards, so the jump cannot be taken
+// for requests the tap missed at the end of the capture.
+TEST(Mutate, PsnSkipStartsBeforeAResponse) {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const Mutant m = run("cq_overflow", Kind::psn_skip, seed);
+    const bool response = std::any_of(m.touched.begin(), m.touched.end(),
+                                      [&](std::size_t k) { return m.out(k).op->is_response(); });
+    EXPECT_TRUE(response) << "seed " << seed;
+  }
 }
 
 // --- seeds, eligibility, files and the command ----------------------------------------------
