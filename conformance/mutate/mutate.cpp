@@ -281,7 +281,11 @@ void rkey_change(Ctx& c, Work& w) {
           break;
         }
       }
-      if (read && first && last_msn) {
+      // Never requested again: a READ sent again is answered as a duplicate (spec-notes §4.5).
+      const bool repeated = std::any_of(q.frames.begin(), q.frames.end(), [&](std::size_t j) {
+        return j != m && c.p(j).bth.psn == pm.bth.psn;
+      });
+      if (read && first && last_msn && !repeated) {
         for (std::size_t g : granted) {
           const ParsedFrame& pg = c.p(g);
           if (pg.op->operation == pm.op->operation && pg.reth.rkey == pm.reth.rkey &&

@@ -218,6 +218,32 @@ TEST(Mutate, RkeyChangePairsOnlyAccessesOfOneOperation) {
   }
 }
 
+// The READ refused is a first request, never a re-request the responder answers as a
+// duplicate (rc_read_bw_10000_mtu1024_resploss10 re-requests READs whose responses were lost).
+TEST(Mutate, RkeyChangeNeverRefusesAReRequestedRead) {
+  const Capture in = read_capture(real("rc_read_bw_10000_mtu1024_resploss10"));
+  const std::vector<ParsedFrame> dec = decode_all(in);
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    Result r;
+    try {
+      r = apply(in, Kind::rkey_change, seed);
+    } catch (const NoEligibleFrame&) {
+      continue;
+    }
+    std::size_t nak = 0;
+    for (const Change& c : r.changes) {
+      if (c.field == "bth.opcode") nak = static_cast<std::size_t>(r.origin[c.frame - 1]);
+    }
+    std::size_t requests = 0;
+    for (const ParsedFrame& p : dec) {
+      if (p.op->operation == wire::Operation::READ_REQUEST && p.bth.psn == dec[nak].bth.psn) {
+        ++requests;
+      }
+    }
+    EXPECT_EQ(requests, 1u) << "seed " << seed;
+  }
+}
+
 TEST(Mutate, NakCodeChangeSetsAReservedCode) {
   const Mutant m = run("err_send_too_long", Kind::nak_code_change);
   const std::size_t k = one_touched(m);
