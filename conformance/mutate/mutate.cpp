@@ -428,11 +428,17 @@ void ack_unsent_psn(Ctx& c, Work& w) {
 
 // The MSN counts completed messages (IBA Vol. 1 chapter 9, C9-148; spec-notes §3.5).
 void msn_jump(Ctx& c, Work& w) {
-  auto cand = frames_where(c, [&](std::size_t i) {
+  // An ACK's; in a capture without one, the AETH of a READ RESPONSE LAST/ONLY or ATOMIC
+  // ACKNOWLEDGE (the MSN of every AETH counts messages).
+  auto with_aeth = frames_where(c, [&](std::size_t i) {
     const ParsedFrame& p = c.p(i);
     return p.op->is_response() && has_aeth(p) && p.op->ends_message() &&
            aeth_kind(p) == wire::AethKind::ACK;
   });
+  std::vector<std::size_t> acks;
+  std::copy_if(with_aeth.begin(), with_aeth.end(), std::back_inserter(acks),
+               [&](std::size_t i) { return is_ack_op(c.p(i)); });
+  const std::vector<std::size_t>& cand = acks.empty() ? with_aeth : acks;
   const std::size_t i = cand[c.pick(cand.size())];
   const ParsedFrame& p = c.p(i);
   const std::uint32_t msn = (p.aeth.msn + kMsnJump) & wire::kMask24;

@@ -302,6 +302,16 @@ TEST(Mutate, MsnJump) {
   EXPECT_EQ(m.out(k).aeth.syndrome, m.orig(k).aeth.syndrome);
 }
 
+// An ACK's MSN when the capture has ACKs (rc_ops_mtu4096 also has READ responses and atomic
+// ACKs); only a capture without ACKs gets another AETH changed.
+TEST(Mutate, MsnJumpPrefersAnAck) {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    const Mutant m = run("rc_ops_mtu4096", Kind::msn_jump, seed);
+    const std::size_t k = one_touched(m);
+    EXPECT_EQ(m.out(k).op->operation, wire::Operation::ACK) << "seed " << seed;
+  }
+}
+
 TEST(Mutate, RequestAfterFatalNakIsACopyWithTheNextPsn50msLater) {
   const Mutant m = run("err_write_bad_rkey", Kind::request_after_fatal_nak);
   ASSERT_EQ(m.r.capture.frames.size(), 3u);
