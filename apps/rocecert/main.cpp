@@ -6,6 +6,7 @@
 #include <exception>
 
 #include "decode_command.h"
+#include "mutate_command.h"
 #include "simulate_command.h"
 #include "split_merge_commands.h"
 
@@ -54,6 +55,15 @@ int main(int argc, char** argv) {
   mrg->add_flag("-q,--quiet", mergeargs.quiet, "No text summary");
   mrg->add_flag("-v,--verbose", mergeargs.verbose, "Every violation in the text summary");
 
+  rocecert::cli::MutateArgs mutate;
+  CLI::App* mut = app.add_subcommand(
+      "mutate", "Write a mutant of a capture that a rule of `rocecert check` must catch");
+  mut->add_option("IN", mutate.in, "Capture to mutate (pcap or pcapng)");
+  mut->add_option("OUT", mutate.out, "Mutant capture to write (pcap)");
+  mut->add_option("--op", mutate.op, "Kind of mutation (see --list)");
+  mut->add_option("--seed", mutate.seed, "Picks the frame among the eligible ones (default 1)");
+  mut->add_flag("--list", mutate.list, "List the kinds: name, rule that must catch it, what");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -67,6 +77,7 @@ int main(int argc, char** argv) {
     }
     if (*spl) return rocecert::cli::run_split(split);
     if (*mrg) return rocecert::cli::run_merge(mergeargs);
+    if (*mut) return rocecert::cli::run_mutate(mutate);
     if (*sim) {
       if (seed_opt->count() > 0) simulate.seed = seed;
       return rocecert::cli::run_simulate(simulate);

@@ -1,0 +1,129 @@
+// The mutation score of `rocecert check` (docs/mutate.md): for every real capture of
+// vectors/real/ and every kind of mutation, a few seeds. A forbidden mutant must be judged FAIL
+// with more violations of exactly its recorded rule than the unmutated capture has; a control
+// must not turn a capture that is not FAIL into FAIL. One test per kind, so a failure names it;
+// each prints on how many captures the kind was eligible and how many mutants were judged.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "rocecert/check/catalog.h"
+#include "rocecert/check/checker.h"
+#include "rocecert/check/profile.h"
+#include "rocecert/check/report.h"
+#include "rocecert/mutate/mutate.h"
+
+namespace rocecert::mutate {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kSeeds[] = {1, 2, 3};
+
+struct Base {
+  std::string path;
+  Capture capture;
+  check::Report report;
+};
+
+const check::Options& options() {
+  static const check::Options opts{check::load_profile("rxe"), true};
+  return opts;
+}
+
+std::uint64_t rule_failures(const check::Report& r, check::RuleId rule) {
+  return static_cast<std::uint64_t>(
+      std::count_if(r.violations.begin(), r.violations.end(),
+                    [&](const check::Violation& v) { return v.rule == rule && !v.deviation; }));
+}
+
+std::string summary(const check::Report& r) {
+  std::string s = std::string(check::to_string(r.verdict));
+  for (const check::Violation& v : r.violations) {
+    s += "\n  frame " + std::to_string(v.frame) + " " + std::string(check::rule(v.rule).id) + " (" +
+         v.cause + ")" + (v.deviation ? " deviation" : "");
+  }
+  return s;
+}
+
+const std::vector<Base>& bases() {
+  static const std::vector<Base> all = [] {
+    std::vector<std::string> paths;
+    for (const auto& e :
+         fs::directory_iterator(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real")) {
+      if (e.path().extension() == ".pcap") paths.push_back(e.path().string());
+    }
+    std::sort(paths.begin(), paths.end());
+    std::vector<Base> out;
+    for (const std::string& p : paths) {
+      out.push_back(Base{p, read_capture(p), check::check_files({p}, options())});
+    }
+    return out;
+  }();
+  return all;
+}
+
+class MutationScore : public ::testing::TestWithParam<Kind> {};
+
+TEST_P(MutationScore, CheckCatchesForbiddenMutantsAndPassesControls) {
+  const KindInfo& k = info(GetParam());
+  const std::string tmp = ::testing::TempDir() + "mutant_" + std::string(k.name) + ".pcap";
+  std::size_t eligible = 0;
+  std::size_t mutants = 0;
+  std::size_t judged_right = 0;
+  for (const Base& b : bases()) {
+    const std::string name = fs::path(b.path).filename().string();
+    if (k.control() && b.report.verdict == check::Verdict::FAIL) continue;
+    bool any = false;
+    for (std::uint64_t seed : kSeeds) {
+      Result r;
+      try {
+        r = apply(b.capture, k.kind, seed);
+      } catch (const NoEligibleFrame&) {
+        break;
+      }
+      any = true;
+      ++mutants;
+      write_capture(r.capture, tmp);
+      const check::Report rep = check::check_files({tmp}, options());
+      std::string what;
+      for (const Change& c : r.changes) what += "\n  " + to_string(c);
+      SCOPED_TRACE(name + " seed " + std::to_string(seed) + ":" + what);
+      if (k.control()) {
+        EXPECT_NE(rep.verdict, check::Verdict::FAIL) << summary(rep);
+        judged_right += rep.verdict != check::Verdict::FAIL ? 1 : 0;
+      } else {
+        const check::RuleId rule = *check::find_rule(k.rule);
+        const bool caught = rep.verdict == check::Verdict::FAIL &&
+                            rule_failures(rep, rule) > rule_failures(b.report, rule);
+        EXPECT_TRUE(caught) << "expected FAIL on " << k.rule << ", got " << summary(rep);
+        judged_right += caught ? 1 : 0;
+      }
+    }
+    eligible += any ? 1 : 0;
+  }
+  fs::remove(tmp);
+  std::printf("%-24s %-16s eligible in %zu of %zu captures, %zu of %zu mutants judged right\n",
+              std::string(k.name).c_str(), std::string(k.rule).c_str(), eligible, bases().size(),
+              judged_right, mutants);
+  EXPECT_GT(eligible, 0u) << "no real capture is eligible for " << k.name;
+}
+
+std::vector<Kind> all_kinds() {
+  std::vector<Kind> out;
+  for (const KindInfo& k : kinds()) out.push_back(k.kind);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kinds, MutationScore, ::testing::ValuesIn(all_kinds()),
+                         [](const ::testing::TestParamInfo<Kind>& p) {
+                           return std::string(rocecert::mutate::info(p.param).name);
+                         });
+
+}  // namespace
+}  // namespace rocecert::mutate
