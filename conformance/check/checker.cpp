@@ -160,14 +160,7 @@ struct Checker::Impl {
   std::map<FlowKey, ConnIndex> other;  // XRC, RD, CNP-only flows
   std::set<std::pair<std::array<std::uint8_t, 16>, std::array<std::uint8_t, 16>>> ce_marked;
   std::set<EndpointKey> ce_marked_qp;
-  struct Corrupt {
-    detail::Judge::Ticket violation;
-    FlowKey key;
-    std::uint32_t psn;
-    bool request;
-    std::uint64_t frame;
-  };
-  std::vector<Corrupt> corrupt;
+  std::set<std::pair<std::array<std::uint8_t, 16>, std::array<std::uint8_t, 16>>> ect;
   std::vector<std::pair<Pkt, ConnIndex>> unmarked_cnps;  // CNPs with no CE mark before them
   std::uint64_t truncated = 0;
   std::uint64_t first_truncated = 0;
@@ -381,24 +374,13 @@ struct Checker::Impl {
     }
     frame_rules(f, p, conn);
     if (!p.icrc_ok) {
-      // Dropped by its receiver: no state change. If the same packet comes again intact (a
-      // request resent, a later response covering its PSN), the link corrupted it in flight.
-      if (corrupt.size() < 1024)
-        corrupt.push_back({judge.last_violation(), flow_key(p.src, p.dst, p.bth.dqpn), p.psn(),
-                           p.op->is_request(), p.frame});
+      // Dropped by its receiver: no state change. Its stream decides whether the rest of the
+      // capture shows a link error (the packet comes again intact) or a device error.
+      if (stream)
+        stream->stream->corrupted(p, judge.last_violation());
+      else if (flow && flow->stream)
+        streams[*flow->stream].stream->corrupted(p, judge.last_violation());
       return;
-    }
-    for (auto it = corrupt.begin(); !corrupt.empty() && it != corrupt.end(); ++it) {
-      const bool same_flow =
-          it->key == flow_key(p.src, p.dst, p.bth.dqpn) && it->request == p.op->is_request();
-      if (same_flow && (it->request ? p.psn() == it->psn : detail::pdiff(p.psn(), it->psn) >= 0)) {
-        judge.explain_violation(
-            it->violation,
-            fmt::format("corrupted on the link: frame {} carries PSN {:#08x} again intact", p.frame,
-                        p.psn()));
-        corrupt.erase(it);
-        break;
-      }
     }
     if (held.empty()) {
       if (stream) {
@@ -463,6 +445,17 @@ struct Checker::Impl {
       judge.checked(RuleId::CnpCeMarked, c);
       return;
     }
+    if (!ect.count({p.dst.b, p.src.b})) {
+      // Only ECN-capable packets can be marked (RFC 3168 §5): if everything the reaction point
+      // sent toward the CNP's sender was Not-ECT, no switch after the tap marked it either.
+      judge.checked(RuleId::CnpCeMarked, c);
+      judge.violation(RuleId::CnpCeMarked, "not_ect", p, c,
+                      fmt::format("CNP to QP {:#x} at {}, but every packet from {} to {} before it "
+                                  "was Not-ECT, so none can have been marked CE",
+                                  p.bth.dqpn, p.dst.str(), p.dst.str(), p.src.str()),
+                      cnp_state());
+      return;
+    }
     if (unmarked_cnps.size() < 1024) unmarked_cnps.push_back({p, c});
   }
   static StateSnapshot cnp_state() {
@@ -472,6 +465,8 @@ struct Checker::Impl {
   }
 
   void note_ce(const Pkt& p) {
+    if (p.ecn == 0) return;
+    if (p.op->transport != wire::Transport::CNP) ect.insert({p.src.b, p.dst.b});
     if (p.ecn != 3) return;
     ce_marked.insert({p.src.b, p.dst.b});
     // The sending QP, when the pairing already tells it.

@@ -109,8 +109,7 @@ Case rule_case(const Report& r, const Connection& c, const RuleInfo& info,
       fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xml(info.family()), xml(info.id));
   std::vector<const Violation*> failures, others;
   for (const Violation* v : found)
-    (info.severity == Severity::Error && !v->deviation && v->explained.empty() ? failures
-                                                                               : others)
+    (info.severity == Severity::Error && !v->deviation && v->explained.empty() ? failures : others)
         .push_back(v);
   if (!failures.empty()) {
     out.failed = true;

@@ -46,7 +46,9 @@ bool ends_message(const wire::OpcodeInfo& op) {
   }
   return false;
 }
-std::string_view position_name(Position p) { return wire::to_string(p); }
+std::string_view position_name(Position p) {
+  return wire::to_string(p);
+}
 
 }  // namespace
 
@@ -120,6 +122,13 @@ StateSnapshot Stream::state(std::string expected) const {
   return s;
 }
 
+// ---------------------------------------------------------------------------- link corruption
+
+void Stream::corrupted(const Pkt& p, const Judge::Ticket& t) {
+  if (corrupt_.size() < 64 && t.valid)
+    corrupt_.push_back({t, p.psn(), p.frame, p.op->is_request(), false});
+}
+
 // ---------------------------------------------------------------------------------- requests
 
 void Stream::on_request(const Pkt& p) {
@@ -135,6 +144,21 @@ void Stream::on_request(const Pkt& p) {
   if (!started_) {
     started_ = true;
     first_psn_ = base_ = una_ = next_ = p.psn();
+  }
+  if (!corrupt_.empty()) {
+    // A request that failed its ICRC comes again intact: the link corrupted it; a resend
+    // covering a corrupted response shows the requester never got that response.
+    std::erase_if(corrupt_, [&](Corrupt& c) {
+      if (!c.request) {
+        if (pdiff(p.psn(), c.psn) <= 0) c.reacted = true;
+        return false;
+      }
+      if (c.psn != p.psn()) return false;
+      j_.explain_violation(c.ticket, fmt::format("corrupted on the link: PSN {:#08x} sent again "
+                                                 "intact in frame {}",
+                                                 c.psn, p.frame));
+      return true;
+    });
   }
   if (fatal_) {
     j_.checked(RuleId::ErrAfterFatal, conn_);
@@ -515,6 +539,14 @@ void Stream::on_response(const Pkt& p) {
     return;
   }
   const wire::OpcodeInfo& op = *p.op;
+  if (!corrupt_.empty())
+    std::erase_if(corrupt_, [&](const Corrupt& c) {
+      if (c.request || !c.reacted || pdiff(p.psn(), c.psn) < 0) return false;
+      j_.explain_violation(c.ticket, fmt::format("corrupted on the link: the requester resent "
+                                                 "what it covered, and frame {} answers again",
+                                                 p.frame));
+      return true;
+    });
   j_.checked(RuleId::AckPsn, conn_);
   const std::int32_t ahead = pdiff(p.psn(), next_);
   if (ahead >= 0) {
@@ -543,22 +575,59 @@ void Stream::on_response(const Pkt& p) {
 }
 
 std::optional<std::uint32_t> Stream::ends_through(std::uint32_t psn) {
-  const std::int32_t i = pdiff(psn, base_);
-  if (i < -1 || i >= static_cast<std::int32_t>(recs_.size())) return std::nullopt;
-  std::uint32_t n = 0;
-  for (std::int32_t k = 0; k <= i; ++k) {
-    const PsnRec& r = recs_[static_cast<std::size_t>(k)];
-    if (!r.seen) return std::nullopt;
-    n += r.ends ? 1 : 0;
-  }
-  return n;
+  const auto b = ends_bounds(psn);
+  if (!b || b->first != b->second) return std::nullopt;
+  return b->first;
 }
 
-void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact) {
-  const std::optional<std::uint32_t> lo = ends_through(lo_psn);
+std::optional<std::pair<std::uint32_t, std::uint32_t>> Stream::ends_bounds(std::uint32_t psn) {
+  const std::int32_t i = pdiff(psn, base_);
+  if (i < -1 || i >= static_cast<std::int32_t>(recs_.size())) return std::nullopt;
+  std::uint32_t lo = 0, hi = 0;
+  for (std::int32_t k = 0; k <= i; ++k) {
+    const PsnRec& r = recs_[static_cast<std::size_t>(k)];
+    if (!r.seen) {
+      ++hi;  // a PSN never seen may or may not have ended a message
+      continue;
+    }
+    lo += r.ends ? 1 : 0;
+    hi += r.ends ? 1 : 0;
+  }
+  return std::pair{lo, hi};
+}
+
+void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seeds,
+                       std::optional<std::uint32_t> quiet_through) {
+  // PSNs after lo_psn up to quiet_through complete no message (a READ's response slots): when
+  // lo_psn itself was folded into the baseline, the count through it is the baseline's.
+  if (quiet_through && pdiff(lo_psn, padd(base_, -1)) < 0 &&
+      pdiff(*quiet_through, padd(base_, -1)) >= 0)
+    lo_psn = padd(base_, -1);
+  std::optional<std::uint32_t> lo = ends_through(lo_psn);
+  if (!lo && !exact && msn_base_) {
+    // Not every PSN through lo_psn was seen: the fewest messages that can have ended.
+    if (const auto b = ends_bounds(lo_psn)) lo = b->first;
+  }
+  if (!lo && !exact && msn_base_ && pdiff(lo_psn, base_) < -1) {
+    // A response to an old request (a duplicate READ): its MSN lies between the baseline less
+    // one message per PSN since the request, and everything that may have completed since.
+    const std::int32_t back = pdiff(padd(base_, -1), lo_psn);
+    const auto hi = ends_bounds(padd(next_, -1));
+    const std::uint32_t from = padd(*msn_base_, -back);
+    const std::int32_t span =
+        back + (hi ? static_cast<std::int32_t>(hi->second) : std::max(0, pdiff(next_, base_)));
+    j_.checked(RuleId::AckMsn, conn_);
+    const std::int32_t above = pdiff(p.aeth.msn, from);
+    if (above < 0 || above > span)
+      j_.violation(RuleId::AckMsn, "range", p, conn_,
+                   fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
+                               p.psn(), p.aeth.msn, from, padd(from, span)),
+                   state(fmt::format("MSN between {} and {}", from, padd(from, span))));
+    return;
+  }
   if (!lo) return;
   if (!msn_base_) {
-    if (exact) msn_base_ = padd(p.aeth.msn, -static_cast<std::int64_t>(*lo));
+    if (seeds) msn_base_ = padd(p.aeth.msn, -static_cast<std::int64_t>(*lo));
     return;
   }
   const std::uint32_t want = padd(*msn_base_, *lo);
@@ -573,9 +642,11 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact) {
     return;
   }
   // A duplicate or a data response: the MSN may include what the responder completed since.
-  const std::optional<std::uint32_t> hi = ends_through(padd(next_, -1));
+  const auto hi = ends_bounds(padd(next_, -1));
   const std::int32_t above = pdiff(p.aeth.msn, want);
-  const std::int32_t span = hi ? static_cast<std::int32_t>(*hi - *lo) : (1 << 22);
+  // At most one message ends per PSN: a bound when the PSNs in between are not all known.
+  const std::int32_t span = hi ? static_cast<std::int32_t>(hi->second - *lo)
+                               : std::max(0, pdiff(padd(next_, -1), lo_psn));
   if (above < 0 || above > span)
     j_.violation(RuleId::AckMsn, "range", p, conn_,
                  fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
@@ -639,6 +710,8 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   std::erase_if(accesses_, [&](const PendingAccess& a) {
     return a.len == 0 || (a.last && pdiff(*a.last, end) < 0);
   });
+  // A corrupted request acknowledged before it came again was accepted: not a link error.
+  std::erase_if(corrupt_, [&](const Corrupt& c) { return c.request && pdiff(c.psn, end) < 0; });
   una_ = end;
   if (nak_wait_ && pdiff(nak_wait_->psn, una_) < 0) nak_wait_.reset();
   std::erase_if(nak_points_, [&](const NakPoint& n) { return pdiff(n.psn, una_) < 0; });
@@ -659,13 +732,13 @@ void Stream::on_ack(const Pkt& p) {
   switch (wire::aeth_kind(s)) {
     case wire::AethKind::ACK: {
       const bool fresh = !highest_resp_ || pdiff(psn, *highest_resp_) >= 0;
-      check_msn(p, psn, fresh && pdiff(psn, una_) >= 0);
+      check_msn(p, psn, fresh && pdiff(psn, una_) >= 0, fresh && pdiff(psn, una_) >= 0);
       acknowledge_through(p, padd(psn, 1));
       break;
     }
     case wire::AethKind::RNR_NAK: {
       burst_ = false;  // the resend it calls for is a new go-back-N
-      check_msn(p, padd(psn, -1), true);
+      check_msn(p, padd(psn, -1), true, true);
       acknowledge_through(p, psn);
       ++rnr_naks_;
       const auto wait = static_cast<std::int64_t>(qp::rnr_timer_ns(wire::aeth_value(s)));
@@ -673,7 +746,7 @@ void Stream::on_ack(const Pkt& p) {
       break;
     }
     case wire::AethKind::NAK: {
-      check_msn(p, padd(psn, -1), true);
+      check_msn(p, padd(psn, -1), true, true);
       acknowledge_through(p, psn);
       const std::optional<wire::NakCode> code = wire::nak_code(s);
       if (code == wire::NakCode::PSN_SEQUENCE_ERROR) {
@@ -695,12 +768,11 @@ void Stream::on_ack(const Pkt& p) {
             if (a.kind != Access::Atomic) {
               j_.checked(RuleId::KeyZeroLength, conn_);
               if (a.len == 0)
-                j_.violation(
-                    RuleId::KeyZeroLength, "refused", p, conn_,
-                    fmt::format("NAK remote access error for a zero-length {} (rkey "
-                                "{:#x}, VA {:#x}) of frame {}",
-                                access_name(a.kind), a.rkey, a.va, a.frame),
-                    state("an ACK (or an empty READ RESPONSE ONLY)"));
+                j_.violation(RuleId::KeyZeroLength, "refused", p, conn_,
+                             fmt::format("NAK remote access error for a zero-length {} (rkey "
+                                         "{:#x}, VA {:#x}) of frame {}",
+                                         access_name(a.kind), a.rkey, a.va, a.frame),
+                             state("an ACK (or an empty READ RESPONSE ONLY)"));
             }
             key_fact(p, a.kind, false, a.rkey, a.va, a.len, a.epoch);
             break;
@@ -737,10 +809,11 @@ void Stream::on_read_response(const Pkt& p) {
                                op.name, psn),
                    state());
     }
-    if (op.has(wire::Header::Aeth)) check_msn(p, psn, false);
+    if (op.has(wire::Header::Aeth)) check_msn(p, psn, false, false);
     acknowledge_through(p, padd(psn, 1));
     return;
   }
+  rr->answered_once = rr->answered;
   rr->answered = true;
   if (pdiff(psn, rr->seg_psn) >= 0 && mtu_) {
     const auto k = static_cast<std::uint32_t>(pdiff(psn, rr->seg_psn));
@@ -779,7 +852,10 @@ void Stream::on_read_response(const Pkt& p) {
                    state(fmt::format("{} bytes", rr->seg_len)));
   }
   rr->resp_next = padd(psn, 1);
-  if (op.has(wire::Header::Aeth)) check_msn(p, rr->first, false);
+  if (op.has(wire::Header::Aeth))
+    check_msn(p, rr->first, false, op.starts_message() && psn == rr->first && !rr->answered_once,
+              rr->npkts > 0 ? std::optional<std::uint32_t>(padd(rr->first, rr->npkts - 1))
+                            : std::nullopt);
   // The first response of a READ shows its access was granted.
   for (PendingAccess& a : accesses_)
     if (a.kind == Access::Read && a.first == rr->first && a.len != 0) {
@@ -810,7 +886,7 @@ void Stream::on_atomic_ack(const Pkt& p) {
                                "request",
                                psn),
                    state());
-    check_msn(p, psn, false);
+    check_msn(p, psn, false, false);
     acknowledge_through(p, padd(psn, 1));
     return;
   }
@@ -836,7 +912,7 @@ void Stream::on_atomic_ack(const Pkt& p) {
       key_fact(p, Access::Atomic, true, acc.rkey, acc.va, acc.len, acc.epoch);
       acc.len = 0;
     }
-  check_msn(p, psn, false);
+  check_msn(p, psn, false, a->responses == 1);
   acknowledge_through(p, padd(psn, 1));
 }
 
@@ -854,13 +930,13 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
     // The refused range lies inside the granted one.
     const bool contradicts = granted ? (f.va >= va && fend <= end) : (va >= f.va && end <= fend);
     if (contradicts) {
-      j_.violation(
-          RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p, conn_,
-          fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
-                      "(no invalidation between)",
-                      access_name(kind), rkey, va, len,
-                      granted ? "granted" : "refused", f.granted ? "granted" : "refused", f.frame),
-          state(granted ? "NAK remote access error" : "the access granted again"));
+      j_.violation(RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p,
+                   conn_,
+                   fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
+                               "(no invalidation between)",
+                               access_name(kind), rkey, va, len, granted ? "granted" : "refused",
+                               f.granted ? "granted" : "refused", f.frame),
+                   state(granted ? "NAK remote access error" : "the access granted again"));
       return;
     }
   }

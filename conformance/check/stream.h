@@ -39,6 +39,9 @@ class Stream {
   Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, KeyEpochs& keys);
 
   void on_request(const Pkt& p);
+  // A frame of this stream that failed its ICRC (already reported by wire.icrc): explained as
+  // link corruption if the rest of the capture shows it was dropped and sent again.
+  void corrupted(const Pkt& p, const Judge::Ticket& t);
   void on_response(const Pkt& p);
   // End of capture: PSNs never seen become gap notes.
   void finish();
@@ -72,7 +75,8 @@ class Stream {
     std::uint32_t seg_psn = 0;
     std::uint32_t seg_len = 0;
     std::uint32_t resp_next = 0;
-    bool answered = false;  // a response was seen (the access was granted)
+    bool answered = false;       // a response was seen (the access was granted)
+    bool answered_once = false;  // before the current response
   };
   struct AtomicReq {
     std::uint32_t psn = 0;
@@ -118,7 +122,11 @@ class Stream {
   void on_read_response(const Pkt& p);
   void on_atomic_ack(const Pkt& p);
   void acknowledge_through(const Pkt& p, std::uint32_t psn_exclusive);
-  void check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact);
+  // The AETH's MSN against the messages completed through lo_psn: equal (`exact`), or up to
+  // what completed since. `seeds`: an answer sent when its request was accepted (ACK, NAK, READ
+  // RESPONSE FIRST/ONLY, ATOMIC ACKNOWLEDGE), which may set the MSN baseline.
+  void check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seeds,
+                 std::optional<std::uint32_t> quiet_through = std::nullopt);
   void key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rkey, std::uint64_t va,
                 std::uint32_t len, std::uint32_t epoch);
   void set_mtu(const Pkt& p, std::uint32_t payload);
@@ -129,6 +137,8 @@ class Stream {
   void for_each_rec(std::uint32_t from, std::uint32_t to, F&& f);  // held PSNs in [from, to)
   static std::string_view access_name(Access k);
   std::optional<std::uint32_t> ends_through(std::uint32_t psn);  // messages in [base_, psn]
+  // The fewest and most messages that can have ended in [base_, psn] (unseen PSNs: 0 or 1).
+  std::optional<std::pair<std::uint32_t, std::uint32_t>> ends_bounds(std::uint32_t psn);
   ReadReq* read_holding(std::uint32_t psn);
   std::uint32_t npkts(std::uint32_t len) const;
   StateSnapshot state(std::string expected = {}) const;
@@ -146,7 +156,7 @@ class Stream {
   std::uint32_t base_ = 0;  // PSN of recs_.front()
   std::deque<PsnRec> recs_;
   std::optional<std::uint32_t> mtu_;
-  bool seq_known_ = true;
+  bool seq_known_ = false;  // a capture may start mid-message
   bool in_msg_ = false;
   wire::Operation cur_op_ = wire::Operation::SEND;
 
@@ -172,6 +182,14 @@ class Stream {
   std::uint64_t resends_ = 0;
   std::uint64_t link_duplicates_ = 0;
   bool noted_early_response_ = false;
+  struct Corrupt {
+    Judge::Ticket ticket;
+    std::uint32_t psn = 0;
+    std::uint64_t frame = 0;
+    bool request = false;
+    bool reacted = false;  // response: the requester resent a PSN it covers since
+  };
+  std::vector<Corrupt> corrupt_;
 };
 
 }  // namespace rocecert::check::detail

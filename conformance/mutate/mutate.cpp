@@ -405,9 +405,47 @@ void opcode_sequence_break(Ctx& c, Work& w) {
   edit_bth(c, w, i, [&](wire::Bth& b) { b.opcode = opcode; });
 }
 
-// The ICRC (IBA Vol. 1 Annex A17.4; spec-notes §1.8).
+std::int32_t psn_diff(std::uint32_t a, std::uint32_t b) {
+  const std::uint32_t d = (a - b) & wire::kMask24;
+  return d >= 0x800000u ? static_cast<std::int32_t>(d) - 0x1000000 : static_cast<std::int32_t>(d);
+}
+
+// Whether the packet of frame i comes again later: the same request PSN sent again, a response
+// for the same PSN, or (for a response) a request resent that it covered. A corrupted frame
+// that comes again is what a lossy link does (docs/check.md), so check explains it.
+bool comes_again(const Ctx& c, std::size_t i) {
+  const ParsedFrame& p = c.p(i);
+  for (std::size_t j = i + 1; j < c.in.frames.size(); ++j) {
+    if (!c.a.usable(j)) continue;
+    const ParsedFrame& q = c.p(j);
+    const bool same_way = q.ip.src == p.ip.src && q.ip.dst == p.ip.dst;
+    if (same_way && q.bth.dqpn == p.bth.dqpn && q.op->is_request() == p.op->is_request() &&
+        q.bth.psn == p.bth.psn)
+      return true;
+    if (p.op->is_response() && q.op->is_request() && q.ip.src == p.ip.dst && q.ip.dst == p.ip.src &&
+        psn_diff(q.bth.psn, p.bth.psn) <= 0)
+      return true;
+  }
+  return false;
+}
+
+// Whether frame i is the first response with an AETH of its flow (which sets the baseline the
+// checker's MSN and pairing start from, so that a change there cannot be told apart).
+bool first_aeth_of_flow(const Ctx& c, std::size_t i) {
+  const ParsedFrame& p = c.p(i);
+  for (std::size_t j = 0; j < i; ++j) {
+    if (!c.a.usable(j)) continue;
+    const ParsedFrame& q = c.p(j);
+    if (q.op->is_response() && has_aeth(q) && q.ip.src == p.ip.src && q.ip.dst == p.ip.dst &&
+        q.bth.dqpn == p.bth.dqpn)
+      return false;
+  }
+  return true;
+}
+
+// The ICRC (IBA Vol. 1 Annex A17.4; spec-notes §1.8), on a frame whose packet never comes again.
 void icrc_corrupt(Ctx& c, Work& w) {
-  auto cand = frames_where(c, [](std::size_t) { return true; });
+  auto cand = frames_where(c, [&](std::size_t i) { return !comes_again(c, i); });
   const std::size_t i = cand[c.pick(cand.size())];
   const ParsedFrame& p = c.p(i);
   std::uint32_t mask = static_cast<std::uint32_t>(c.rng.next());
@@ -420,7 +458,8 @@ void icrc_corrupt(Ctx& c, Work& w) {
 // A response carries the PSN of a request that was sent (spec-notes §4.6).
 void ack_unsent_psn(Ctx& c, Work& w) {
   auto cand = frames_where(c, [&](std::size_t i) {
-    return is_ack_op(c.p(i)) && aeth_kind(c.p(i)) == wire::AethKind::ACK;
+    return is_ack_op(c.p(i)) && aeth_kind(c.p(i)) == wire::AethKind::ACK &&
+           !first_aeth_of_flow(c, i);
   });
   const std::size_t i = cand[c.pick(cand.size())];
   set_psn(c, w, i, detail::psn_add(c.p(i).bth.psn, kPsnShift));
@@ -433,7 +472,7 @@ void msn_jump(Ctx& c, Work& w) {
   auto with_aeth = frames_where(c, [&](std::size_t i) {
     const ParsedFrame& p = c.p(i);
     return p.op->is_response() && has_aeth(p) && p.op->ends_message() &&
-           aeth_kind(p) == wire::AethKind::ACK;
+           aeth_kind(p) == wire::AethKind::ACK && !first_aeth_of_flow(c, i);
   });
   std::vector<std::size_t> acks;
   std::copy_if(with_aeth.begin(), with_aeth.end(), std::back_inserter(acks),

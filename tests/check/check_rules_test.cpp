@@ -365,13 +365,25 @@ TEST(CheckRules, PadCountMustBeMinimal) {
 
 TEST(CheckRules, CnpWithoutAnyMarkOnItsPathIsNotDecided) {
   Conversation c;
-  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  wire::FrameSpec ect = c.make(true, Opcode::RC_SEND_ONLY, Conversation::kQpB, 100, 64);
+  ect.ip.ecn = 2;  // ECT(0): a switch after the tap may have marked it
+  c.send(ect);
   wire::FrameSpec cnp = c.make(false, Opcode::CNP_CNP, Conversation::kQpA, 0);
   cnp.bth.becn = true;
   c.send(cnp);
   const check::Report r = c.check(strict());
   EXPECT_EQ(count(r, RuleId::CnpCeMarked), 0u) << describe(r);
   EXPECT_EQ(checked(r, RuleId::CnpCeMarked), 0u);
+}
+
+TEST(CheckRules, CnpToASenderOfNotEctPacketsFails) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);  // Not-ECT: no switch may mark it
+  wire::FrameSpec cnp = c.make(false, Opcode::CNP_CNP, Conversation::kQpA, 0);
+  cnp.bth.becn = true;
+  c.send(cnp);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::CnpCeMarked), 1u) << describe(r);
 }
 
 TEST(CheckRules, CnpBeforeAnyMarkFailsWhenTheTapSeesMarks) {
