@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <exception>
 
+#include "check_command.h"
 #include "decode_command.h"
 #include "simulate_command.h"
 
@@ -36,6 +37,9 @@ int main(int argc, char** argv) {
       sim->add_option("--seed", seed, "Seed of the run (overrides the scenario's \"seed\")");
   sim->add_flag("-q,--quiet", simulate.quiet, "Print only failures and the verdict");
 
+  rocecert::cli::CheckArgs check;
+  CLI::App* chk = rocecert::cli::add_check_command(app, check);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -47,6 +51,7 @@ int main(int argc, char** argv) {
       decode.verify_icrc = !no_icrc;
       return rocecert::cli::run_decode(decode);
     }
+    if (*chk) return rocecert::cli::run_check(check);
     if (*sim) {
       if (seed_opt->count() > 0) simulate.seed = seed;
       return rocecert::cli::run_simulate(simulate);
