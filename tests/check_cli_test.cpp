@@ -178,11 +178,40 @@ TEST(CliCheck, JsonAndJunitCannotBothTakeStdout) {
   EXPECT_EQ(r.err, "rocecert check: --json - and --junit - cannot both write to stdout\n");
 }
 
-TEST(CliCheck, UnwritableReportFileExitsTwoNamingIt) {
+// The report files are tried before the captures are read (a check can take long).
+TEST(CliCheck, UnwritableReportFileExitsTwoBeforeTheCheck) {
   const std::string f = temp_path("no_such_dir") + "/report.json";
-  const CommandResult r = run_check("--quiet --json " + f + " " + real("rc_ops_mtu4096.pcap"));
+  for (const char* option : {"--json ", "--junit "}) {
+    const CommandResult r =
+        run_check(std::string("--quiet ") + option + f + " " + temp_path("no_such_capture.pcap"));
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_EQ(r.err, "rocecert check: " + f + ": cannot create the report file\n");
+  }
+}
+
+TEST(CliCheck, JsonAndJunitCannotShareAFile) {
+  const std::string f = temp_path("both.xml");
+  const CommandResult r =
+      run_check("--json " + f + " --junit " + f + " " + real("rc_ops_mtu4096.pcap"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "rocecert check: " + f + ": cannot create the report file\n");
+  EXPECT_EQ(r.err, "rocecert check: --json and --junit name the same file: " + f + "\n");
+  EXPECT_FALSE(std::filesystem::exists(f));
+}
+
+// An unusable capture leaves no new report file behind, and an old one as it was.
+TEST(CliCheck, UnusableCaptureWritesNoReport) {
+  const std::string cut = temp_path("cut_for_report.pcap");
+  write_file(cut, slurp(real("rc_ops_mtu4096.pcap")).substr(0, 1000));
+  const std::string fresh = temp_path("fresh.json"), old = temp_path("old.xml");
+  std::filesystem::remove(fresh);
+  write_file(old, "old report\n");
+  const CommandResult r = run_check("--json " + fresh + " --junit " + old + " " + cut);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.err, "rocecert check: " + capture_error(cut) + "\n");
+  EXPECT_FALSE(std::filesystem::exists(fresh));
+  EXPECT_EQ(slurp(old), "old report\n");
+  std::filesystem::remove(cut);
+  std::filesystem::remove(old);
 }
 
 // --- profiles -----------------------------------------------------------------------------------

@@ -4,9 +4,11 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <system_error>
+#include <vector>
 
 #include "rocecert/check/checker.h"
 #include "rocecert/check/profile.h"
@@ -40,6 +42,28 @@ bool write_report(const check::Report& report, const std::string& path, Writer w
     return false;
   }
   return true;
+}
+
+// Before the check, which may take long: can the report file be created? Opened for appending,
+// so an existing file is left as it is until the report replaces it. Files this creates are
+// listed in `created`, to be removed if the check fails.
+bool probe_report_file(const std::string& path, std::vector<std::string>& created) {
+  if (path.empty() || path == "-") return true;
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  if (!std::ofstream(path, std::ios::binary | std::ios::app)) {
+    fmt::print(stderr, "rocecert check: {}: cannot create the report file\n", path);
+    return false;
+  }
+  if (!existed) created.push_back(path);
+  return true;
+}
+
+void remove_files(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    std::filesystem::remove(p, ec);
+  }
 }
 
 void write_text_default(const check::Report& report, std::ostream& out) {
@@ -76,6 +100,10 @@ int run_check(const CheckArgs& args) {
     fmt::print(stderr, "rocecert check: --json - and --junit - cannot both write to stdout\n");
     return 2;
   }
+  if (!args.json.empty() && args.json == args.junit) {
+    fmt::print(stderr, "rocecert check: --json and --junit name the same file: {}\n", args.json);
+    return 2;
+  }
   check::Options opts;
   try {
     opts.profile = check::load_profile(args.profile);
@@ -84,15 +112,23 @@ int run_check(const CheckArgs& args) {
     return 2;
   }
   if (args.max_capture_errors) opts.profile.max_capture_errors = *args.max_capture_errors;
+  std::vector<std::string> created;
+  if (!probe_report_file(args.json, created) || !probe_report_file(args.junit, created)) {
+    remove_files(created);
+    return 2;
+  }
 
   check::Report report;
   try {
     report = check::check_files(args.files, opts);
   } catch (const pcap::CaptureError& e) {
     // The message names the file, the frame and the byte offset, as `rocecert decode` prints it.
-    std::fflush(stdout);
+    remove_files(created);
     fmt::print(stderr, "rocecert check: {}\n", e.what());
     return 2;
+  } catch (...) {
+    remove_files(created);
+    throw;
   }
 
   bool ok = true;
