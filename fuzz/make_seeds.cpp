@@ -8,10 +8,19 @@
 //  - fuzz_scenario (SCENARIO_DIR): inputs the JSON parser itself must refuse with a located
 //    error: numbers beyond a double's range, integers beyond 64 bits, a NUL byte, invalid
 //    UTF-8, deep nesting. (The committed scenarios are copied next to them by CMake.)
+//  - fuzz_check (CHECK_DIR): the captures of REAL_DIR (vectors/real/) in fuzz_check's framing,
+//    as far as 60 KB hold them, also cut to 128 bytes a frame (longer exchanges), and with one
+//    frame dropped, duplicated, swapped with the next, its PSN or opcode changed (ICRC
+//    recomputed) or a PSN byte flipped (ICRC broken).
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "rocecert/pcap/reader.h"
+#include "rocecert/wire/encode.h"
 #include "rocecert/wire/net.h"
 #include "rocecert/wire/sample_frames.h"
 
@@ -75,11 +84,125 @@ constexpr std::string_view kScenarioSeeds[] = {
     "{\"description\": \"caf\xC3\x28\", \"adapters\": [], \"steps\": []}",
 };
 
+struct SeedFrame {
+  std::int64_t ts = 0;
+  std::uint32_t wire_len = 0;
+  std::vector<std::uint8_t> data;
+};
+
+constexpr std::size_t kCheckSeedMax = 60000;
+constexpr std::size_t kSnap = 128;
+
+// fuzz_check's time step byte for a gap (see fuzz/fuzz_check.cpp): µs below 64 µs, then steps
+// of 2^20 ns, 127 for a step back.
+std::uint8_t time_byte(std::int64_t gap) {
+  if (gap < 0) return 127;
+  if (gap < 64'000) return static_cast<std::uint8_t>(gap / 1000);
+  return static_cast<std::uint8_t>(std::min<std::int64_t>(63 + (gap >> 20), 126));
+}
+
+// The frames in fuzz_check's framing, as many as fit in kCheckSeedMax; `snap` cuts each frame.
+std::string check_seed(std::uint8_t options, const std::vector<SeedFrame>& frames,
+                       std::size_t snap) {
+  std::string out(1, static_cast<char>(options));
+  std::int64_t prev = frames.empty() ? 0 : frames.front().ts;
+  for (const SeedFrame& f : frames) {
+    const std::size_t len = std::min(f.data.size(), snap);
+    const bool cut = len < f.wire_len;
+    if (out.size() + len + 5 > kCheckSeedMax) break;
+    out.push_back(static_cast<char>(time_byte(f.ts - prev) | (cut ? 0x80 : 0)));
+    out.push_back(static_cast<char>(len >> 8));
+    out.push_back(static_cast<char>(len & 0xff));
+    if (cut) {
+      const std::uint32_t w = std::min<std::uint32_t>(f.wire_len, 0xffff);
+      out.push_back(static_cast<char>(w >> 8));
+      out.push_back(static_cast<char>(w & 0xff));
+    }
+    out.append(reinterpret_cast<const char*>(f.data.data()), len);
+    prev = f.ts;
+  }
+  return out;
+}
+
+// The frames of the seed window (what check_seed keeps of the whole capture).
+std::size_t window(const std::vector<SeedFrame>& frames) {
+  std::size_t bytes = 1, n = 0;
+  while (n < frames.size() && bytes + frames[n].data.size() + 5 <= kCheckSeedMax)
+    bytes += frames[n++].data.size() + 3;
+  return n;
+}
+
+// Re-encodes frame `f` after `change` (ICRC recomputed); false if it is not a RoCEv2 frame.
+template <typename Change>
+bool reencode(SeedFrame& f, LinkType link, Change change) {
+  const ParsedFrame p = decode(f.data, {link, true});
+  if (!p.roce || p.has_error || !p.has_bth) return false;
+  FrameSpec spec = to_spec(p);
+  change(spec);
+  spec.icrc.reset();
+  f.data = encode(spec);
+  f.wire_len = static_cast<std::uint32_t>(f.data.size());
+  return true;
+}
+
+// Seeds for fuzz_check from one capture; returns how many were written (-1 on a write error).
+int check_seeds(const std::filesystem::path& capture, const std::string& dir) {
+  std::vector<SeedFrame> frames;
+  LinkType link = LinkType::Ethernet;
+  try {
+    rocecert::pcap::Reader reader(capture.string());
+    link = reader.link();
+    rocecert::pcap::Record rec;
+    while (reader.next(rec))
+      frames.push_back({rec.ts_ns, rec.len, {rec.data.begin(), rec.data.end()}});
+  } catch (const rocecert::pcap::CaptureError& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return -1;
+  }
+  const std::uint8_t options = static_cast<std::uint8_t>(link);
+  const std::string base = dir + "/" + capture.stem().string();
+  int n = 0;
+  auto emit = [&](const std::string& name, const std::vector<SeedFrame>& fs, std::size_t snap) {
+    if (!write(base + "_" + name, check_seed(options, fs, snap))) return false;
+    ++n;
+    return true;
+  };
+  if (!emit("whole", frames, SIZE_MAX) || !emit("snap", frames, kSnap)) return -1;
+  std::vector<SeedFrame> w(frames.begin(),
+                           frames.begin() + static_cast<std::ptrdiff_t>(window(frames)));
+  if (w.size() < 3) return n;
+  const std::size_t k = w.size() / 3;
+  for (std::size_t drop : {k, 2 * k}) {
+    std::vector<SeedFrame> v = w;
+    v.erase(v.begin() + static_cast<std::ptrdiff_t>(drop));
+    if (!emit("drop" + std::to_string(drop + 1), v, SIZE_MAX)) return -1;
+  }
+  std::vector<SeedFrame> dup = w;
+  dup.insert(dup.begin() + static_cast<std::ptrdiff_t>(k + 1), w[k]);
+  std::vector<SeedFrame> swap = w;
+  std::swap(swap[k], swap[k + 1]);
+  if (!emit("dup", dup, SIZE_MAX) || !emit("swap", swap, SIZE_MAX)) return -1;
+  std::vector<SeedFrame> psn = w, opcode = w, flip = w;
+  if (reencode(psn[k], link, [](FrameSpec& s) { s.bth.psn = (s.bth.psn + 1) & kMask24; }) &&
+      !emit("psn", psn, SIZE_MAX))
+    return -1;
+  if (reencode(opcode[k], link, [](FrameSpec& s) { s.bth.opcode ^= 1; }) &&
+      !emit("opcode", opcode, SIZE_MAX))
+    return -1;
+  const ParsedFrame p = decode(flip[k].data, {link, true});
+  if (p.roce && p.has_bth && p.bth_off + 12 <= flip[k].data.size()) {
+    flip[k].data[p.bth_off + 11] ^= 0x01;  // the PSN's low byte; the ICRC no longer matches
+    if (!emit("flip", flip, SIZE_MAX)) return -1;
+  }
+  return n;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2 && argc != 4) {
-    std::fprintf(stderr, "usage: %s DECODE_DIR [RULE_DIR SCENARIO_DIR]\n", argv[0]);
+  if (argc != 2 && argc != 4 && argc != 6) {
+    std::fprintf(stderr, "usage: %s DECODE_DIR [RULE_DIR SCENARIO_DIR [CHECK_DIR REAL_DIR]]\n",
+                 argv[0]);
     return 2;
   }
   int n = 0;
@@ -100,7 +223,7 @@ int main(int argc, char** argv) {
              decode_seed(kLinkRawIp, kRawIpv6SendMiddlePad3, sizeof kRawIpv6SendMiddlePad3)))
     return 1;
   ++n;
-  if (argc == 4) {
+  if (argc >= 4) {
     int i = 0;
     for (std::string_view rule : kRuleSeeds) {
       if (!write(std::string(argv[2]) + "/seed" + std::to_string(i++), rule)) return 1;
@@ -117,6 +240,17 @@ int main(int argc, char** argv) {
                "{\"seed\": " + std::string(100, '[') + std::string(100, ']') + "}"))
       return 1;
     ++n;
+  }
+  if (argc == 6) {
+    std::vector<std::filesystem::path> captures;
+    for (const auto& e : std::filesystem::directory_iterator(argv[5]))
+      if (e.path().extension() == ".pcap") captures.push_back(e.path());
+    std::sort(captures.begin(), captures.end());
+    for (const auto& c : captures) {
+      const int written = check_seeds(c, argv[4]);
+      if (written < 0) return 1;
+      n += written;
+    }
   }
   std::printf("%d seeds\n", n);
   return 0;

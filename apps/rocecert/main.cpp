@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <exception>
 
+#include "check_command.h"
 #include "decode_command.h"
 #include "mutate_command.h"
 #include "simulate_command.h"
@@ -37,6 +38,9 @@ int main(int argc, char** argv) {
   CLI::Option* seed_opt =
       sim->add_option("--seed", seed, "Seed of the run (overrides the scenario's \"seed\")");
   sim->add_flag("-q,--quiet", simulate.quiet, "Print only failures and the verdict");
+
+  rocecert::cli::CheckArgs check;
+  CLI::App* chk = rocecert::cli::add_check_command(app, check);
 
   rocecert::cli::SplitArgs split;
   CLI::App* spl = app.add_subcommand(
@@ -75,6 +79,7 @@ int main(int argc, char** argv) {
       decode.verify_icrc = !no_icrc;
       return rocecert::cli::run_decode(decode);
     }
+    if (*chk) return rocecert::cli::run_check(check);
     if (*spl) return rocecert::cli::run_split(split);
     if (*mrg) return rocecert::cli::run_merge(mergeargs);
     if (*mut) return rocecert::cli::run_mutate(mutate);

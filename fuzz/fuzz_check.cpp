@@ -1,0 +1,115 @@
+// libFuzzer target for the capture checker (links rocecert_check): arbitrary frame sequences
+// through check::Checker (add_frame ... finish), then the report through all three writers
+// (docs/check.md). Input:
+//   byte 0     options: bits 0-1 the link type (Ethernet, SLL, SLL2, raw IP), bit 2 skip the
+//              ICRC check, bits 4-7 the profile's max_capture_errors (0-15)
+//   then frames, each [dt] [len: 2 bytes, big endian] [wire: 2 bytes, only if dt bit 7]
+//              [len bytes of frame, or what is left]
+//   dt bits 0-6: the time since the previous frame: v < 64 is v µs, v in 64-126 is (v - 63)
+//              MiB of nanoseconds (about 1 ms each, so RNR waits and retry timeouts are reached),
+//              127 steps one millisecond back (taps do reorder timestamps).
+//   dt bit 7:  the frame was cut by the capture; `wire` is its length on the wire.
+// make_seeds.cpp writes the real captures of vectors/real/ in this form, whole and with frames
+// mutated, dropped, duplicated and reordered.
+// Properties, besides no crash, no undefined behaviour, no leak and no uncaught exception:
+//  - the report is about what was fed: one file, as many frames, every violation and note in
+//    range (file, frame, connection);
+//  - a non-declared violation of an Error rule makes the verdict FAIL (docs/json.md §2);
+//  - write_json writes one valid JSON document.
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <ostream>
+#include <span>
+#include <sstream>
+#include <streambuf>
+#include <string>
+
+#include "rocecert/check/checker.h"
+#include "rocecert/check/report_io.h"
+
+namespace {
+
+using namespace rocecert;
+
+// Discards what is written, so the writers' cost is formatting, not memory.
+class NullBuf : public std::streambuf {
+ protected:
+  int overflow(int c) override { return c == traits_type::eof() ? 0 : c; }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
+constexpr std::size_t kMaxFrames = 8192;
+const std::string kFile = "fuzz.pcap";
+
+std::int64_t time_step(std::uint8_t v) {
+  if (v < 64) return std::int64_t{v} * 1000;
+  if (v < 127) return std::int64_t{v - 63} << 20;
+  return -1'000'000;
+}
+
+void check_report(const check::Report& r, std::uint64_t frames) {
+  if (r.files.size() != 1 || r.files[0] != kFile) __builtin_trap();
+  if (r.frames != frames || r.roce_frames > r.frames) __builtin_trap();
+  for (const check::Violation& v : r.violations) {
+    if (v.file != 0 || v.frame < 1 || v.frame > frames) __builtin_trap();
+    if (v.connection >= r.connections.size()) __builtin_trap();
+    if (!v.deviation && check::rule(v.rule).severity == check::Severity::Error &&
+        r.verdict != check::Verdict::FAIL)
+      __builtin_trap();
+  }
+  for (const check::Note& n : r.notes) {
+    if (n.file != 0 || n.frame > frames) __builtin_trap();
+    if (n.connection && *n.connection >= r.connections.size()) __builtin_trap();
+  }
+  for (std::size_t i = 0; i < r.connections.size(); ++i)
+    if (r.connections[i].id != i) __builtin_trap();
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  constexpr wire::LinkType kLinks[] = {wire::LinkType::Ethernet, wire::LinkType::LinuxSll,
+                                       wire::LinkType::LinuxSll2, wire::LinkType::RawIp};
+  const wire::LinkType link = kLinks[data[0] & 3];
+  check::Options opts;
+  opts.verify_icrc = (data[0] & 4) == 0;
+  opts.profile.name = "fuzz";
+  opts.profile.max_capture_errors = data[0] >> 4;
+
+  check::Checker checker(opts);
+  std::size_t at = 1;
+  std::uint64_t frames = 0;
+  std::int64_t ts = 1'600'000'000'000'000'000;
+  while (at + 3 <= size && frames < kMaxFrames) {
+    const std::uint8_t dt = data[at];
+    std::size_t len = (std::size_t{data[at + 1]} << 8) | data[at + 2];
+    at += 3;
+    std::size_t wire_len = 0;
+    if (dt & 0x80) {
+      if (at + 2 > size) break;
+      wire_len = (std::size_t{data[at]} << 8) | data[at + 1];
+      at += 2;
+    }
+    if (len > size - at) len = size - at;
+    if (wire_len < len) wire_len = len;
+    ts += time_step(dt & 0x7f);
+    checker.add_frame(++frames, ts, static_cast<std::uint32_t>(wire_len),
+                      std::span<const std::uint8_t>(data + at, len), link);
+    at += len;
+  }
+  const check::Report report = checker.finish(kFile);
+  check_report(report, frames);
+
+  NullBuf null_buf;
+  std::ostream null(&null_buf);
+  check::write_text(report, null);
+  check::write_text(report, null, check::TextOptions{.verbose = true});
+  check::write_junit(report, null);
+  std::ostringstream json;
+  check::write_json(report, json);
+  if (!nlohmann::json::accept(json.str())) __builtin_trap();
+  return 0;
+}
