@@ -132,17 +132,17 @@ TEST(CheckCorpus, BundledScenarioCapturesPass) {
     pcap::Reader reader(path);
     pcap::Record rec;
     while (reader.next(rec)) run.frames.push_back({rec.ts_ns, {rec.data.begin(), rec.data.end()}});
-    for (std::size_t i = 0; i < profiles.size(); ++i) {
-      const check::Report r = corpus::check_run(run, profiles[i], path);
-      if (i == 0)
-        EXPECT_NE(r.verdict, check::Verdict::FAIL)
-            << profiles[i].name << ": " << corpus::describe({}, run, r, path);
-      else
-        EXPECT_TRUE(corpus::only_declared(r, profiles[0]))
-            << profiles[i].name << ": " << corpus::describe({}, run, r, path);
+    std::vector<check::Report> reports;
+    for (const check::Profile& p : profiles) reports.push_back(corpus::check_run(run, p, path));
+    const std::vector<std::string> problems = corpus::judge(reports, profiles);
+    std::string detail;
+    for (const std::string& p : problems) detail += "  problem: " + p + "\n";
+    for (const check::Report& r : reports) detail += corpus::describe({}, run, r, path);
+    EXPECT_TRUE(problems.empty()) << detail;
+    for (std::size_t i = 0; i < reports.size(); ++i)
       std::printf("%s: %zu frames, %s %s\n", f.filename().c_str(), run.frames.size(),
-                  profiles[i].name.c_str(), std::string(corpus::verdict_name(r.verdict)).c_str());
-    }
+                  profiles[i].name.c_str(),
+                  std::string(corpus::verdict_name(reports[i].verdict)).c_str());
     if (!HasFailure()) std::filesystem::remove(path);
   }
 }
@@ -171,4 +171,26 @@ TEST(CheckCorpus, FailingViolationsAndDeclaredDeviations) {
   r.violations[0].deviation = true;  // declared by the profile the report was made with
   EXPECT_TRUE(corpus::failing_violations(r).empty());
   EXPECT_TRUE(corpus::only_declared(r, check::Profile{}));
+}
+
+TEST(CheckCorpus, JudgeAcceptsPassAndExplainedInconclusiveOnly) {
+  check::Profile rxe, iba;
+  rxe.name = "rxe";
+  iba.name = "iba";
+  const std::vector<check::Profile> profiles = {rxe, iba};
+  check::Report pass, fail, unexplained, explained, unsupported;
+  fail.verdict = check::Verdict::FAIL;
+  check::Violation v;
+  v.rule = check::RuleId::PsnSequence;
+  fail.violations.push_back(v);
+  unexplained.verdict = check::Verdict::INCONCLUSIVE;
+  explained = unexplained;
+  explained.notes.push_back({check::NoteKind::Gap, 0u, 0, 7, "PSN 5 never seen"});
+  unsupported.verdict = check::Verdict::UNSUPPORTED;
+  EXPECT_TRUE(corpus::judge({pass, pass}, profiles).empty());
+  EXPECT_TRUE(corpus::judge({explained, explained}, profiles).empty());
+  EXPECT_EQ(corpus::judge({fail, pass}, profiles).size(), 1u);
+  EXPECT_EQ(corpus::judge({pass, fail}, profiles).size(), 1u);  // not declared by rxe
+  EXPECT_EQ(corpus::judge({unexplained, pass}, profiles).size(), 1u);
+  EXPECT_EQ(corpus::judge({pass, unsupported}, profiles).size(), 1u);
 }

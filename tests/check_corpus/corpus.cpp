@@ -621,6 +621,25 @@ std::vector<check::Profile> corpus_profiles() {
 #endif
 }
 
+std::vector<std::string> judge(const std::vector<check::Report>& reports,
+                               const std::vector<check::Profile>& profiles) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < reports.size() && i < profiles.size(); ++i) {
+    const check::Report& r = reports[i];
+    const std::string& name = profiles[i].name;
+    if (i == 0 && r.verdict == check::Verdict::FAIL)
+      out.push_back(fmt::format("verdict FAIL with profile {}", name));
+    if (i > 0 && !only_declared(r, profiles[0]))
+      out.push_back(fmt::format("profile {}: a violation that profile {} does not declare", name,
+                                profiles[0].name));
+    if (r.verdict == check::Verdict::INCONCLUSIVE && r.notes.empty())
+      out.push_back(fmt::format("profile {}: INCONCLUSIVE without a note saying why", name));
+    if (r.verdict == check::Verdict::UNSUPPORTED)
+      out.push_back(fmt::format("profile {}: UNSUPPORTED on RC/UC/UD traffic", name));
+  }
+  return out;
+}
+
 Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles) {
   Outcome o;
   o.c = make_case(seed);
@@ -640,15 +659,8 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
     o.problems.push_back(
         fmt::format("the tap saw {} frames, {} expected", o.run.frames.size(), want));
   const std::string name = fmt::format("corpus-seed-{}.pcap", seed);
-  for (std::size_t i = 0; i < profiles.size(); ++i) {
-    o.reports.push_back(check_run(o.run, profiles[i], name));
-    const check::Report& r = o.reports.back();
-    if (i == 0 && r.verdict == check::Verdict::FAIL)
-      o.problems.push_back(fmt::format("verdict FAIL with profile {}", profiles[i].name));
-    if (i > 0 && !only_declared(r, profiles[0]))
-      o.problems.push_back(fmt::format("profile {}: a violation that profile {} does not declare",
-                                       profiles[i].name, profiles[0].name));
-  }
+  for (const check::Profile& p : profiles) o.reports.push_back(check_run(o.run, p, name));
+  for (std::string& p : judge(o.reports, profiles)) o.problems.push_back(std::move(p));
   if (!o.problems.empty()) {
     const std::string path =
         (std::filesystem::temp_directory_path() / fmt::format("rocecert-corpus-{}.pcap", seed))

@@ -78,15 +78,21 @@ std::string describe(const Case& c, const Run& run, const check::Report& report,
 // Soft-RoCE), then the strict "iba".
 std::vector<check::Profile> corpus_profiles();
 
+// The problems of the reports of one capture, made with `profiles` (corpus_profiles() order),
+// one line each: FAIL under the first profile; under another, a violation of an Error rule that
+// the first does not declare as a deviation; INCONCLUSIVE without a note saying why;
+// UNSUPPORTED (the corpus holds only RC, UC and UD traffic, which the checker models).
+std::vector<std::string> judge(const std::vector<check::Report>& reports,
+                               const std::vector<check::Profile>& profiles);
+
 // One seed, run and judged with every profile.
 struct Outcome {
   Case c;
   Run run;
   std::vector<check::Report> reports;  // one per profile, in corpus_profiles() order
   // What is wrong, one line each: a verb the model refused, an empty capture, a tap that did
-  // not see what the link did, a FAIL under the first profile, a violation under another
-  // profile that the first does not declare. The capture is then written to a temp file, named
-  // in `detail`.
+  // not see what the link did, and what judge() finds. The capture and the scenario are then
+  // written to temp files, named in `detail`.
   std::vector<std::string> problems;
   std::string detail;
 };
