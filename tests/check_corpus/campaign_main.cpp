@@ -25,10 +25,14 @@ int main() {
   const std::uint64_t first = env_u64("FIRST_SEED", 1);
   const std::vector<check::Profile> profiles = corpus::corpus_profiles();
   std::map<std::string, std::uint64_t> opcodes, faults, taps, verdicts, events;
-  std::uint64_t frames = 0, bad = 0;
+  std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
     const corpus::Outcome o = corpus::evaluate(seed, profiles);
     frames += o.run.frames.size();
+    if (o.run.end_ns > longest) {
+      longest = o.run.end_ns;
+      longest_seed = seed;
+    }
     for (const std::string& op : o.run.opcodes) ++opcodes[op];
     for (const auto& [a, n] : o.run.faults) faults[a] += n;
     for (const auto& [e, n] : o.run.events) events[e] += n;
@@ -44,6 +48,8 @@ int main() {
   }
   fmt::print("runs: {} (seeds {}..{}), frames captured: {}, seeds with a problem: {}\n", seeds,
              first, first + seeds - 1, frames, bad);
+  fmt::print("longest run: {:.3f} ms of simulated time (seed {})\n",
+             static_cast<double>(longest) / 1e6, longest_seed);
   for (const auto& [v, n] : verdicts) fmt::print("verdict {}: {}\n", v, n);
   for (const auto& [t, n] : taps) fmt::print("tap {}: {} runs\n", t, n);
   for (const auto& [a, n] : faults) fmt::print("fault {}: {} frames\n", a, n);

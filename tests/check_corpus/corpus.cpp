@@ -48,6 +48,10 @@ constexpr std::uint64_t kMrB = 0x400000;
 constexpr std::uint64_t kMrLen = 0x40000;   // 256 KiB each side
 constexpr std::uint32_t kRecvLen = 0x8000;  // every receive buffer: 32 KiB
 
+// No case of the corpus needs more than a few ACK timeouts (67 ms at most) and RNR waits: a run
+// still busy after a second of simulated time has a timer firing with nothing to send.
+constexpr std::uint64_t kBusyLimitNs = 1'000'000'000;
+
 const std::vector<std::uint32_t> kMtus = {256, 512, 1024, 2048, 4096};
 
 // Message sizes around the path MTU: 0, 1, MTU-1, MTU, MTU+1, several MTUs (with and without a
@@ -147,8 +151,9 @@ class Builder {
     if (need_binds_)  // B's BIND_MWs complete before A's SEND_WITH_INVs are posted
       steps_.insert(steps_.begin() + static_cast<std::ptrdiff_t>(setup_end_), json{{"op", "run"}});
     if (no_peer) {
-      post_send("qpZ", 9000, "RDMA_WRITE", 64, 8, {{"rkey", "0x1234"}, {"remote_addr", "0x9000"}});
-      post_send("qpZ", 9001, "SEND", 200, 0);
+      post_send("qpZ", "mrA", 9000, "RDMA_WRITE", 64, 8,
+                {{"rkey", "0x1234"}, {"remote_addr", "0x9000"}});
+      post_send("qpZ", "mrA", 9001, "SEND", 200, 0);
     }
     const bool late =
         std::any_of(pairs_.begin(), pairs_.end(), [](const Pair& p) { return p.rnr; });
@@ -157,7 +162,7 @@ class Builder {
       step({{"op", "run"}, {"for_ns", 20000 + r_.below(200000)}});
       for (Pair& p : pairs_)
         if (p.rnr)
-          for (unsigned k = 0; k < p.late_recvs; ++k) post_recv(p.b, 7000 + k);
+          for (unsigned k = 0; k < p.late_recvs; ++k) post_recv(p.resp(), p.remote_mr(), 7000 + k);
     }
     step({{"op", "run"}});
     doc["steps"] = steps_;
@@ -169,7 +174,15 @@ class Builder {
     std::string type;
     bool rnr = false;       // receives posted after the requests
     bool bad_rkey = false;  // one access with an rkey the responder never issued
-    std::string a, b;       // QP names
+    bool reversed = false;  // B is the requester (A the responder)
+    std::string a, b;       // QP names, on A and on B
+    const std::string& req() const { return reversed ? b : a; }
+    const std::string& resp() const { return reversed ? a : b; }
+    const char* local_mr() const { return reversed ? "mrB" : "mrA"; }
+    const char* remote_mr() const { return reversed ? "mrA" : "mrB"; }
+    std::uint64_t remote_base() const { return reversed ? kMrA : kMrB; }
+    const char* resp_adapter() const { return reversed ? "A" : "B"; }
+    const char* resp_pd() const { return reversed ? "pdA" : "pdB"; }
     std::uint32_t mtu = 1024;
     unsigned late_recvs = 0;
     std::vector<std::string> mws;  // B's bound windows, one per SEND_WITH_INV
@@ -181,6 +194,9 @@ class Builder {
     p.type = type;
     p.rnr = rnr;
     p.bad_rkey = bad_rkey;
+    // Some pairs other than the first run the other way, so that a host tap sees requests
+    // after the faults and responses before them too.
+    p.reversed = !pairs_.empty() && r_.chance(30);
     pairs_.push_back(std::move(p));
   }
 
@@ -326,17 +342,18 @@ class Builder {
                    {"max_rd_atomic", 1}});
   }
 
-  void post_recv(const std::string& qp, std::uint64_t wr_id) {
+  void post_recv(const std::string& qp, const char* mr, std::uint64_t wr_id) {
     step({{"op", "post_recv"},
           {"qp", qp},
-          {"wr", {{"wr_id", wr_id}, {"sg_list", {{{"lkey", "mrB"}, {"length", kRecvLen}}}}}}});
+          {"wr", {{"wr_id", wr_id}, {"sg_list", {{{"lkey", mr}, {"length", kRecvLen}}}}}}});
   }
 
-  // A requester WR of `len` bytes from mrA to mrB at `offset`.
-  void post_send(const std::string& qp, std::uint64_t wr_id, const std::string& opcode,
-                 std::uint32_t len, std::uint64_t offset, json extra = json::object()) {
+  // A requester WR of `len` bytes at `offset` in the MR `lkey`.
+  void post_send(const std::string& qp, const char* lkey, std::uint64_t wr_id,
+                 const std::string& opcode, std::uint32_t len, std::uint64_t offset,
+                 json extra = json::object()) {
     json wr = {{"wr_id", wr_id}, {"opcode", opcode}, {"send_flags", {"SIGNALED"}}};
-    wr["sg_list"] = {{{"lkey", "mrA"}, {"offset", offset}, {"length", len}}};
+    wr["sg_list"] = {{{"lkey", lkey}, {"offset", offset}, {"length", len}}};
     for (auto& [k, v] : extra.items()) wr[k] = v;
     step({{"op", "post_send"}, {"qp", qp}, {"wr", std::move(wr)}});
   }
@@ -370,29 +387,30 @@ class Builder {
       const std::uint64_t dst = r_.below(0x2000) * 8;
       json extra = json::object();
       if (op.rfind("ATOMIC", 0) == 0) {
-        extra = {{"rkey", "mrB"}, {"remote_offset", dst}, {"compare_add", r_.below(1000)}};
+        extra = {{"rkey", p.remote_mr()}, {"remote_offset", dst}, {"compare_add", r_.below(1000)}};
         if (op == "ATOMIC_CMP_AND_SWP") extra["swap"] = r_.below(1000);
-        post_send(p.a, wr_id, op, 8, 0x30000 + k * 8, extra);
+        post_send(p.req(), p.local_mr(), wr_id, op, 8, 0x30000 + k * 8, extra);
         continue;
       }
-      if (op.rfind("RDMA", 0) == 0) extra = {{"rkey", "mrB"}, {"remote_offset", dst}};
+      if (op.rfind("RDMA", 0) == 0) extra = {{"rkey", p.remote_mr()}, {"remote_offset", dst}};
       if (op.find("WITH_IMM") != std::string::npos) extra["imm_data"] = hex(r_.next() >> 32);
       if (op == "SEND_WITH_INV") extra["invalidate_rkey"] = p.mws.back();
       if (p.type == "UD") {
-        extra["ah"] = {{"peer", "B"}};
-        extra["remote_qpn"] = p.b;
+        extra["ah"] = {{"peer", p.resp_adapter()}};
+        extra["remote_qpn"] = p.resp();
         extra["remote_qkey"] = "0x1111";
       }
       if (op == "RDMA_READ") {
         // The READ lands in A's upper half, away from what A sends.
-        post_send(p.a, wr_id, op, len, 0x20000 + src, extra);
+        post_send(p.req(), p.local_mr(), wr_id, op, len, 0x20000 + src, extra);
         continue;
       }
-      post_send(p.a, wr_id, op, len, src, extra);
+      post_send(p.req(), p.local_mr(), wr_id, op, len, src, extra);
     }
     if (p.bad_rkey) {
-      post_send(p.a, 999, "RDMA_WRITE", 64, 0, {{"rkey", "0x7fff00"}, {"remote_addr", hex(kMrB)}});
-      post_send(p.a, 998, "SEND", 16, 0);  // flushed behind it
+      post_send(p.req(), p.local_mr(), 999, "RDMA_WRITE", 64, 0,
+                {{"rkey", "0x7fff00"}, {"remote_addr", hex(p.remote_base())}});
+      post_send(p.req(), p.local_mr(), 998, "SEND", 16, 0);  // flushed behind it
     }
     // The receives: before the requests, or after them (RNR).
     if (p.rnr)
@@ -404,35 +422,36 @@ class Builder {
   // Receives must be posted before the requests are; the steps are in order, so they are
   // inserted ahead of this pair's first post_send.
   void post_recv_before(const Pair& p, std::uint64_t wr_id) {
-    json s = {{"op", "post_recv"},
-              {"qp", p.b},
-              {"wr",
-               {{"wr_id", wr_id},
-                {"sg_list", {{{"lkey", "mrB"}, {"offset", 0x10000}, {"length", kRecvLen}}}}}}};
+    json s = {
+        {"op", "post_recv"},
+        {"qp", p.resp()},
+        {"wr",
+         {{"wr_id", wr_id},
+          {"sg_list", {{{"lkey", p.remote_mr()}, {"offset", 0x10000}, {"length", kRecvLen}}}}}}};
     auto it = std::find_if(steps_.begin(), steps_.end(), [&](const json& st) {
-      return st["op"] == "post_send" && st["qp"] == p.a;
+      return st["op"] == "post_send" && st["qp"] == p.req();
     });
     steps_.insert(it, std::move(s));
   }
 
   // A type-2 window on B, bound by B's QP of the pair, for one SEND_WITH_INV to invalidate.
   void bind_window(Pair& p) {
-    const std::string mw = fmt::format("mw{}_{}", p.b, p.mws.size());
+    const std::string mw = fmt::format("mw{}_{}", p.resp(), p.mws.size());
     p.mws.push_back(mw);
     need_binds_ = true;
     // At the end of the set-up, before any traffic.
     const auto pos = static_cast<std::ptrdiff_t>(setup_end_);
     setup_end_ += 2;
-    std::vector<json> add = {{{"op", "alloc_mw"}, {"pd", "pdB"}, {"as", mw}, {"type", 2}},
+    std::vector<json> add = {{{"op", "alloc_mw"}, {"pd", p.resp_pd()}, {"as", mw}, {"type", 2}},
                              {{"op", "post_send"},
-                              {"qp", p.b},
+                              {"qp", p.resp()},
                               {"wr",
                                {{"wr_id", 800 + p.mws.size()},
                                 {"opcode", "BIND_MW"},
                                 {"send_flags", {"SIGNALED"}},
                                 {"bind",
                                  {{"mw", mw},
-                                  {"mr", "mrB"},
+                                  {"mr", p.remote_mr()},
                                   {"offset", 0x1000 * p.mws.size()},
                                   {"length", 0x1000},
                                   {"access", {"REMOTE_WRITE", "REMOTE_READ"}}}}}}}};
@@ -534,6 +553,7 @@ Run run_case(const Case& c) {
   for (const conformance::Failure& f : res.failures)
     run.failures.push_back(f.path + ": " + f.message);
   run.completions = res.completions.size();
+  run.end_ns = res.end_time;
   for (const conformance::PolledCompletion& pc : res.completions)
     if (pc.wc.status != cq::WcStatus::SUCCESS)
       ++run.events["completion " + std::string(cq::to_string(pc.wc.status))];
@@ -645,6 +665,9 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
   o.c = make_case(seed);
   o.run = run_case(o.c);
   for (const std::string& f : o.run.failures) o.problems.push_back("the model refused: " + f);
+  if (o.run.end_ns > kBusyLimitNs)
+    o.problems.push_back(fmt::format("the model was still busy after {} ms of simulated time",
+                                     o.run.end_ns / 1'000'000));
   if (o.run.frames.empty()) o.problems.push_back("nothing captured");
   const auto fault = [&](const char* a) {
     const auto it = o.run.faults.find(a);

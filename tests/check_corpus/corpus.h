@@ -45,6 +45,7 @@ struct Run {
   std::set<std::string> opcodes;                // opcode names in the capture
   std::vector<std::string> failures;  // the runner's failures (a verb refused), "PATH: MESSAGE"
   std::uint64_t completions = 0;
+  std::uint64_t end_ns = 0;  // simulated time at the end of the run
   // What the model did, to show the corpus reaches it: "RNR_NAK ..." / "NAK_..." (the AETH
   // name of each NAK a responder sent), "retry TIMEOUT" / "retry SEQUENCE_NAK" / ... (each
   // go-back-N), "completion RETRY_EXC_ERR" / ... (each completion that is not SUCCESS).
@@ -90,9 +91,10 @@ struct Outcome {
   Case c;
   Run run;
   std::vector<check::Report> reports;  // one per profile, in corpus_profiles() order
-  // What is wrong, one line each: a verb the model refused, an empty capture, a tap that did
-  // not see what the link did, and what judge() finds. The capture and the scenario are then
-  // written to temp files, named in `detail`.
+  // What is wrong, one line each: a verb the model refused, a model still busy after 1 s of
+  // simulated time (every case ends long before: a timer that keeps firing is a model bug), an
+  // empty capture, a tap that did not see what the link did, and what judge() finds. The capture
+  // and the scenario are then written to temp files, named in `detail`.
   std::vector<std::string> problems;
   std::string detail;
 };
