@@ -5,6 +5,8 @@
 #   make format        apply .clang-format to every tracked C/C++ source
 #   make check-format  check it (scripts/check-format.sh); `make test` runs it first
 #   make bench  install missing packages, build, run the benchmarks (figures in docs/bench.md)
+#   make check-campaign  `rocecert check` on the model's traffic under faults, SEEDS=N seeds
+#               (default 5000; docs/check-validation.md); not part of `make test`
 JOBS    ?= 2
 BUILD   ?= build
 CMAKE   ?= cmake
@@ -12,7 +14,7 @@ GEN     := -G Ninja
 WERROR  := -DROCECERT_WERROR=ON
 
 .PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean \
-        format check-format
+        format check-format check-campaign
 
 all: build
 
@@ -63,6 +65,10 @@ test: check-format
 
 bench: build
 	@bash scripts/bench.sh $(BUILD)/release
+
+SEEDS ?= 5000
+check-campaign: build
+	SEEDS=$(SEEDS) $(BUILD)/release/tests/check_corpus/check_campaign
 
 clean:
 	rm -rf $(BUILD)

@@ -2,11 +2,11 @@
 
 namespace rocecert::conformance {
 
-PcapSink::PcapSink(const std::string& path)
-    : writer_(path, /*linktype=*/1, pcap::Precision::Nano, pcap::Format::Pcap) {}
+PcapSink::PcapSink(const std::string& path, Tap tap)
+    : writer_(path, /*linktype=*/1, pcap::Precision::Nano, pcap::Format::Pcap), tap_(tap) {}
 
 void PcapSink::on_frame(const trace::FrameEvent& e) {
-  if (e.dir != trace::Direction::TX) return;
+  if (!tap_.taps(e)) return;
   writer_.write(static_cast<std::int64_t>(e.t), e.bytes);
   ++frames_;
 }

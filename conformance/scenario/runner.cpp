@@ -245,7 +245,10 @@ class Runner {
     if (!need(k.object, s)) return false;
     const ObjState& o = objs_[k.object];
     if (sc_.objects[k.object].kind == ObjectKind::MW) {
-      out = o.mw.rkey.value();
+      // The window's current rkey: a BIND_MW gives it a new one (rxe_do_bind_mw; docs/spec-notes.md
+      // §7.4), so the key it was allocated with is stale after a bind.
+      const mem::MemoryWindow* mw = adapter_of(k.object).mem_table().find_mw(o.mw.id);
+      out = mw != nullptr ? mw->rkey.value() : o.mw.rkey.value();
     } else {
       out = remote ? o.mr.rkey.value() : o.mr.lkey.value();
     }

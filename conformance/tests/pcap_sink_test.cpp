@@ -61,3 +61,48 @@ TEST(PcapSink, UnwritablePathThrowsNamingIt) {
     EXPECT_NE(std::string(e.what()).find("/nonexistent-dir/x.pcap"), std::string::npos) << e.what();
   }
 }
+
+// The tap point: before the link's faults (EGRESS), after them (INGRESS), or one host's view
+// (HOST: what it transmits and what it receives). A frame A sent that the link dropped is seen
+// only at EGRESS; a duplicate only arrives twice.
+TEST(PcapSink, TapPointChoosesWhichFramesAreRecorded) {
+  const auto req =
+      wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 10, 3}));
+  const auto lost =
+      wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_SEND_ONLY), {4, false, 11, 3}));
+  const auto ack =
+      wire::encode(wire::sample_frame(wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE), {4, false, 0, 0}));
+  // A (0) sends req and lost; the link drops lost and duplicates req; B (1) answers with ack.
+  const std::vector<trace::FrameEvent> events = {
+      {0, 0, trace::Direction::TX, req},    {5, 0, trace::Direction::TX, lost},
+      {1000, 1, trace::Direction::RX, req}, {1000, 1, trace::Direction::RX, req},
+      {1001, 1, trace::Direction::TX, ack}, {2001, 0, trace::Direction::RX, ack},
+  };
+  using P = conformance::Tap::Point;
+  struct Case {
+    conformance::Tap tap;
+    std::vector<std::int64_t> ts;
+  };
+  const Case cases[] = {
+      {{P::EGRESS, 0}, {0, 5, 1001}},
+      {{P::INGRESS, 0}, {1000, 1000, 2001}},
+      {{P::HOST, 0}, {0, 5, 2001}},
+      {{P::HOST, 1}, {1000, 1000, 1001}},
+  };
+  for (const Case& c : cases) {
+    const std::string path = temp_path("tap.pcap");
+    {
+      conformance::PcapSink sink(path, c.tap);
+      for (const trace::FrameEvent& e : events) sink.on_frame(e);
+      EXPECT_EQ(sink.frames(), c.ts.size());
+      sink.close();
+    }
+    pcap::Reader reader(path);
+    pcap::Record rec;
+    std::vector<std::int64_t> ts;
+    while (reader.next(rec)) ts.push_back(rec.ts_ns);
+    EXPECT_EQ(ts, c.ts) << "tap point " << static_cast<int>(c.tap.point) << " adapter "
+                        << c.tap.adapter;
+    std::filesystem::remove(path);
+  }
+}

@@ -382,3 +382,37 @@ TEST(ScenarioRunner, EveryVectorAndExamplePasses) {
   }
   EXPECT_GE(n, 9);
 }
+
+// A work request that names a memory window takes the window's current rkey: a BIND_MW gives
+// the window a new key (rxe_do_bind_mw, docs/spec-notes.md §7.4), and a SEND_WITH_INV naming
+// the window after the bind must invalidate it under that key, not the one it had when it was
+// allocated (the responder would fail the invalidation, REM_INV_REQ_ERR, and its QP with it).
+TEST(ScenarioRunner, MemoryWindowNamedAfterABindTakesItsNewKey) {
+  json j = example("rc_basic.json");
+  for (json& st : j["steps"])
+    if (st["op"] == "reg_mr" && st["as"] == "mrB") st["access"].push_back("MW_BIND");
+  const std::size_t at = step_index(j, "post_recv");
+  ASSERT_NE(at, SIZE_MAX);
+  const json bind = json::parse(R"([
+    {"op": "alloc_mw", "pd": "pdB", "as": "mwB", "type": 2},
+    {"op": "post_send", "qp": "qpB",
+     "wr": {"wr_id": 77, "opcode": "BIND_MW", "send_flags": ["SIGNALED"],
+            "bind": {"mw": "mwB", "mr": "mrB", "offset": 0, "length": 4096,
+                     "access": ["REMOTE_WRITE"]}}},
+    {"op": "run"}])");
+  j["steps"].insert(j["steps"].begin() + static_cast<std::ptrdiff_t>(at), bind.begin(), bind.end());
+  for (json& st : j["steps"])
+    if (st["op"] == "post_send" && st["wr"]["wr_id"] == 5) {
+      st["wr"]["opcode"] = "SEND_WITH_INV";
+      st["wr"]["invalidate_rkey"] = "mwB";
+    }
+  j["steps"].erase(j["steps"].end() - 1);  // rc_basic's own expectations
+  const Outcome o = run(j);
+  EXPECT_TRUE(o.result.passed()) << failures(o.result);
+  bool received = false;
+  for (const PolledCompletion& c : o.result.completions) {
+    EXPECT_EQ(c.wc.status, cq::WcStatus::SUCCESS) << "wr_id " << c.wc.wr_id << "\n" << o.out;
+    if (c.wc.wr_id == 100) received = (c.wc.wc_flags & cq::kWcWithInv) != 0;
+  }
+  EXPECT_TRUE(received) << o.out;
+}

@@ -64,6 +64,11 @@ void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
     if (implied_nak(blocked)) return;
   } else if (op.operation == Operation::ACK) {
     const wire::AethKind kind = wire::aeth_kind(p.aeth.syndrome);
+    // A NAK for a PSN already acknowledged is a stale copy (delayed or duplicated on the way):
+    // rxe ignores a response before comp.psn (drivers/infiniband/sw/rxe/rxe_comp.c, check_psn;
+    // docs/spec-notes.md §5.3). Taken, it would send the requester back to a PSN with nothing to
+    // resend and keep its timer running.
+    if (qp::psn_before(psn, ctx.req.comp_psn)) return drop("stale_nak");
     // A NAK implicitly acknowledges everything before its PSN (docs/spec-notes.md §3.4).
     retire_covered(psn - 1u);
     const bool fatal_nak = kind == wire::AethKind::NAK &&

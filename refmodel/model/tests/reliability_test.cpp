@@ -108,6 +108,28 @@ TEST(Reliability, LostAckIsRecoveredByTheTimerAndADuplicateReAck) {
   EXPECT_EQ(t.b.ad->qps().find(t.b.qpn)->resp.msn.value(), 1u);
 }
 
+// A NAK that arrives after the request it names was acknowledged (delayed or duplicated on the
+// way) is stale: rxe's completer ignores a response whose PSN is before comp.psn
+// (drivers/infiniband/sw/rxe/rxe_comp.c, check_psn; docs/spec-notes.md §5.3). It must not
+// rewind the requester: no retry, and no timer left running once everything has completed.
+TEST(Reliability, StaleRnrNakAfterTheMessageCompletedIsIgnored) {
+  LossyPair t;
+  // The RNR NAK for the SEND (no receive posted yet) is delayed by 3 ms; meanwhile the ACK
+  // timer (1.05 ms) sends the SEND again, which now finds its receive and is ACKed.
+  t.faults({"delay class=nak nth=1 delay=3000000"});
+  ASSERT_EQ(t.a.ad->post_send(t.a.qpn, t.wr(1, tx::WrOpcode::SEND, kBase, 100)),
+            model::PostError::OK);
+  t.sim.run_until(5'000);
+  ASSERT_EQ(t.b.ad->post_recv(t.b.qpn, {42, {{kBase + 0x10000, 0x1000, t.b.mr.lkey.value()}}}),
+            model::PostError::OK);
+  t.sim.run_until(50'000'000);
+  const auto wc = t.poll(t.a);
+  ASSERT_EQ(wc.size(), 1u);
+  EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
+  EXPECT_EQ(t.retries.kinds, (std::vector<trace::RetryKind>{trace::RetryKind::TIMEOUT}));
+  EXPECT_TRUE(t.sim.events().empty()) << "a timer still runs with nothing outstanding";
+}
+
 TEST(Reliability, LostReadResponseResumesTheRead) {
   LossyPair t;
   t.faults({"drop class=read_response nth=2"});

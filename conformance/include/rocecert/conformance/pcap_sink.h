@@ -12,12 +12,40 @@
 
 namespace rocecert::conformance {
 
+// Where the capture taps the simulated network. A link's faults (docs/faults.md) happen
+// between a sender's egress and the receiver's ingress, so the tap decides what a capture of
+// a lossy link shows (docs/check-validation.md).
+struct Tap {
+  enum class Point : std::uint8_t {
+    EGRESS,   // every frame as its adapter transmits it, before the link's faults (the default)
+    INGRESS,  // every frame as it reaches an adapter, after the faults: dropped frames absent,
+              // duplicates twice, reordered and delayed frames in their order of arrival
+    HOST,     // one adapter's frames both ways, as a capture on that host: what it transmits
+              // before the faults, what it receives after them
+  };
+  Point point = Point::EGRESS;
+  std::uint32_t adapter = 0;  // HOST: the adapter's id (its index in the scenario)
+
+  bool taps(const trace::FrameEvent& e) const {
+    switch (point) {
+      case Point::EGRESS:
+        return e.dir == trace::Direction::TX;
+      case Point::INGRESS:
+        return e.dir == trace::Direction::RX;
+      case Point::HOST:
+        return e.adapter == adapter;
+    }
+    return false;
+  }
+};
+
 class PcapSink final : public trace::Observer {
  public:
   // Creates the file; throws std::runtime_error naming it when that fails.
-  explicit PcapSink(const std::string& path);
+  explicit PcapSink(const std::string& path, Tap tap = {});
 
-  // Each transmitted frame once (received copies are the same bytes and are not repeated).
+  // Each frame the tap sees once (at EGRESS: each transmitted frame once; received copies are
+  // the same bytes and are not repeated).
   void on_frame(const trace::FrameEvent& e) override;
 
   // Flushes and closes; throws std::runtime_error if anything failed to reach the file.
@@ -26,6 +54,7 @@ class PcapSink final : public trace::Observer {
 
  private:
   pcap::Writer writer_;
+  Tap tap_;
   std::uint64_t frames_ = 0;
 };
 

@@ -1,0 +1,67 @@
+// `make check-campaign`: the corpus of check_corpus_tests over thousands of seeds (env SEEDS,
+// default 5000; FIRST_SEED, default 1), with a summary. Exit 1 when a seed has a problem or an
+// opcode of the list never appeared (docs/check-validation.md).
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+
+#include "corpus.h"
+
+using namespace rocecert;
+namespace corpus = rocecert::check_corpus;
+
+namespace {
+std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
+}
+}  // namespace
+
+int main() {
+  const std::uint64_t seeds = env_u64("SEEDS", 5000);
+  const std::uint64_t first = env_u64("FIRST_SEED", 1);
+  const std::vector<check::Profile> profiles = corpus::corpus_profiles();
+  std::map<std::string, std::uint64_t> opcodes, faults, taps, verdicts, events;
+  std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
+  for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
+    const corpus::Outcome o = corpus::evaluate(seed, profiles);
+    frames += o.run.frames.size();
+    if (o.run.end_ns > longest) {
+      longest = o.run.end_ns;
+      longest_seed = seed;
+    }
+    for (const std::string& op : o.run.opcodes) ++opcodes[op];
+    for (const auto& [a, n] : o.run.faults) faults[a] += n;
+    for (const auto& [e, n] : o.run.events) events[e] += n;
+    ++taps[corpus::tap_name(o.c.tap)];
+    for (std::size_t i = 0; i < o.reports.size(); ++i)
+      ++verdicts[fmt::format("{} {}", profiles[i].name,
+                             corpus::verdict_name(o.reports[i].verdict))];
+    if (!o.problems.empty()) {
+      ++bad;
+      fmt::print("seed {}:\n{}", seed, o.detail);
+    }
+    if ((seed - first + 1) % 500 == 0) fmt::print(stderr, "{} seeds...\n", seed - first + 1);
+  }
+  fmt::print("runs: {} (seeds {}..{}), frames captured: {}, seeds with a problem: {}\n", seeds,
+             first, first + seeds - 1, frames, bad);
+  fmt::print("longest run: {:.3f} ms of simulated time (seed {})\n",
+             static_cast<double>(longest) / 1e6, longest_seed);
+  for (const auto& [v, n] : verdicts) fmt::print("verdict {}: {}\n", v, n);
+  for (const auto& [t, n] : taps) fmt::print("tap {}: {} runs\n", t, n);
+  for (const auto& [a, n] : faults) fmt::print("fault {}: {} frames\n", a, n);
+  for (const auto& [e, n] : events) fmt::print("model {}: {}\n", e, n);
+  fmt::print("opcodes seen ({}):", opcodes.size());
+  for (const auto& [op, n] : opcodes) fmt::print(" {}={}", op, n);
+  fmt::print("\n");
+  int missing = 0;
+  for (const std::string& op : corpus::required_opcodes())
+    if (!opcodes.count(op)) {
+      fmt::print("opcode never captured: {}\n", op);
+      ++missing;
+    }
+  return bad == 0 && missing == 0 ? 0 : 1;
+}

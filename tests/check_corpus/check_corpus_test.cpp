@@ -1,0 +1,196 @@
+// `rocecert check` on the golden model's own traffic (docs/check-validation.md): under seeded
+// loss, duplication, reordering and delay of requests and responses, captured before or after
+// the faults, the checker must never judge it FAIL; and every capture the model writes for the
+// bundled scenarios must pass too. The corpus itself is checked as well (frames, every opcode,
+// faults applied), so that the test cannot pass on an empty corpus.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <set>
+
+#include "corpus.h"
+#include "rocecert/conformance/runner.h"
+#include "rocecert/conformance/scenario.h"
+#include "rocecert/pcap/reader.h"
+
+using namespace rocecert;
+namespace corpus = rocecert::check_corpus;
+
+namespace {
+constexpr std::uint64_t kBudget = 200;  // seeds 1..kBudget
+}  // namespace
+
+TEST(CheckCorpus, SameSeedSameCaseSameCapture) {
+  for (std::uint64_t seed : {3u, 77u}) {
+    const corpus::Case a = corpus::make_case(seed), b = corpus::make_case(seed);
+    EXPECT_EQ(a.scenario, b.scenario);
+    EXPECT_EQ(a.fault_plan, b.fault_plan);
+    const corpus::Run ra = corpus::run_case(a), rb = corpus::run_case(b);
+    ASSERT_EQ(ra.frames.size(), rb.frames.size());
+    for (std::size_t i = 0; i < ra.frames.size(); ++i) {
+      EXPECT_EQ(ra.frames[i].ts_ns, rb.frames[i].ts_ns);
+      EXPECT_EQ(ra.frames[i].bytes, rb.frames[i].bytes);
+    }
+  }
+  EXPECT_NE(corpus::make_case(1).scenario, corpus::make_case(2).scenario);
+}
+
+// The written capture reads back as the frames the tap saw (what a failing seed leaves behind
+// for `rocecert check`).
+TEST(CheckCorpus, CaptureWrittenForReplayReadsBack) {
+  const corpus::Run run = corpus::run_case(corpus::make_case(5));
+  ASSERT_FALSE(run.frames.empty());
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "rocecert-corpus-readback.pcap").string();
+  corpus::write_pcap(run, path);
+  pcap::Reader reader(path);
+  pcap::Record rec;
+  std::size_t n = 0;
+  while (reader.next(rec)) {
+    ASSERT_LT(n, run.frames.size());
+    EXPECT_EQ(rec.ts_ns, run.frames[n].ts_ns);
+    EXPECT_TRUE(std::equal(rec.data.begin(), rec.data.end(), run.frames[n].bytes.begin(),
+                           run.frames[n].bytes.end()));
+    ++n;
+  }
+  EXPECT_EQ(n, run.frames.size());
+  std::filesystem::remove(path);
+}
+
+TEST(CheckCorpus, ModelTrafficUnderFaultsIsNeverFail) {
+  const std::vector<check::Profile> profiles = corpus::corpus_profiles();
+  ASSERT_EQ(profiles.size(), 2u);
+  std::set<std::string> opcodes;
+  std::map<std::string, std::uint64_t> faults;
+  std::map<std::string, std::uint64_t> taps;
+  std::map<std::string, std::uint64_t> verdicts;
+  std::map<std::string, std::uint64_t> events;
+  std::uint64_t frames = 0, faulty_runs = 0;
+  for (std::uint64_t seed = 1; seed <= kBudget; ++seed) {
+    const corpus::Outcome o = corpus::evaluate(seed, profiles);
+    EXPECT_TRUE(o.problems.empty()) << o.detail;
+    frames += o.run.frames.size();
+    opcodes.insert(o.run.opcodes.begin(), o.run.opcodes.end());
+    for (const auto& [action, n] : o.run.faults) faults[action] += n;
+    for (const auto& [e, n] : o.run.events) events[e] += n;
+    if (!o.run.faults.empty()) ++faulty_runs;
+    ++taps[corpus::tap_name(o.c.tap)];
+    for (std::size_t i = 0; i < o.reports.size(); ++i)
+      ++verdicts[profiles[i].name + " " + std::string(corpus::verdict_name(o.reports[i].verdict))];
+  }
+  // The corpus is not vacuous: every opcode of the list, every fault, every tap point.
+  for (const std::string& op : corpus::required_opcodes())
+    EXPECT_TRUE(opcodes.count(op)) << op << " never captured in " << kBudget << " seeds";
+  for (const char* action : {"drop", "duplicate", "reorder", "delay"})
+    EXPECT_GT(faults[action], 0u) << action;
+  EXPECT_GT(faulty_runs, kBudget / 2);
+  // ... and what the model does about them: RNR NAKs (late receives), a bad rkey NAKed, retry
+  // exhaustion without a peer, go-back-N on a timeout, a sequence NAK and an implied NAK,
+  // PSNs across the 2^24 wrap.
+  for (const char* e : {"RNR_NAK", "NAK_REMOTE_ACCESS_ERROR", "NAK_PSN_SEQUENCE_ERROR",
+                        "completion RETRY_EXC_ERR", "completion REM_ACCESS_ERR", "retry timeout",
+                        "retry sequence_nak", "retry implied_nak", "retry rnr_nak", "PSN wrap"})
+    EXPECT_GT(events[e], 0u) << e;
+  EXPECT_EQ(taps.size(), 4u);
+  EXPECT_GT(frames, kBudget * 10);
+  std::string summary;
+  for (const auto& [v, n] : verdicts) summary += " " + v + "=" + std::to_string(n);
+  for (const auto& [a, n] : faults) summary += " " + a + ":" + std::to_string(n);
+  std::printf("%llu seeds, %llu frames, %zu opcodes;%s\n", static_cast<unsigned long long>(kBudget),
+              static_cast<unsigned long long>(frames), opcodes.size(), summary.c_str());
+}
+
+// Every capture `rocecert simulate --pcap` writes for the bundled scenarios (examples/,
+// vectors/scenarios/) goes through the checker: never FAIL with rxe, and with iba only what rxe
+// declares.
+TEST(CheckCorpus, BundledScenarioCapturesPass) {
+  const std::vector<check::Profile> profiles = corpus::corpus_profiles();
+  std::vector<std::filesystem::path> files;
+  for (const char* dir : {"examples", "vectors/scenarios"})
+    for (const auto& e :
+         std::filesystem::directory_iterator(std::filesystem::path(ROCECERT_SOURCE_DIR) / dir))
+      if (e.path().extension() == ".json") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  ASSERT_GE(files.size(), 13u);
+  for (const auto& f : files) {
+    SCOPED_TRACE(f.string());
+    const conformance::Scenario s = conformance::load_scenario_file(f.string());
+    const std::string path = (std::filesystem::temp_directory_path() /
+                              ("rocecert-corpus-" + f.stem().string() + ".pcap"))
+                                 .string();
+    {
+      conformance::PcapSink sink(path);  // as `simulate --pcap` writes it
+      conformance::RunOptions opt;
+      opt.seed = s.seed;
+      opt.observers.push_back(&sink);
+      conformance::run_scenario(s, opt);
+      sink.close();
+      EXPECT_GT(sink.frames(), 0u);
+    }
+    corpus::Run run;
+    pcap::Reader reader(path);
+    pcap::Record rec;
+    while (reader.next(rec)) run.frames.push_back({rec.ts_ns, {rec.data.begin(), rec.data.end()}});
+    std::vector<check::Report> reports;
+    for (const check::Profile& p : profiles) reports.push_back(corpus::check_run(run, p, path));
+    const std::vector<std::string> problems = corpus::judge(reports, profiles);
+    std::string detail;
+    for (const std::string& p : problems) detail += "  problem: " + p + "\n";
+    for (const check::Report& r : reports) detail += corpus::describe({}, run, r, path);
+    EXPECT_TRUE(problems.empty()) << detail;
+    for (std::size_t i = 0; i < reports.size(); ++i)
+      std::printf("%s: %zu frames, %s %s\n", f.filename().c_str(), run.frames.size(),
+                  profiles[i].name.c_str(),
+                  std::string(corpus::verdict_name(reports[i].verdict)).c_str());
+    if (!HasFailure()) std::filesystem::remove(path);
+  }
+}
+
+// The judge of the corpus itself: a violation of an Error rule that the profile did not declare
+// is a failing one; under the strict profile, only what the first profile declares is allowed.
+TEST(CheckCorpus, FailingViolationsAndDeclaredDeviations) {
+  check::Report r;
+  check::Violation v;
+  v.rule = check::RuleId::ReadOpcode;
+  v.cause = "resumed_mid_read";
+  r.violations.push_back(v);
+  check::Violation advisory;
+  advisory.rule = check::RuleId::WireAckReq;  // Advisory: never a FAIL
+  r.violations.push_back(advisory);
+  ASSERT_EQ(corpus::failing_violations(r).size(), 1u);
+  EXPECT_EQ(corpus::failing_violations(r)[0]->rule, check::RuleId::ReadOpcode);
+
+  check::Profile declared;
+  declared.deviations.push_back({check::RuleId::ReadOpcode, "resumed_mid_read", "", ""});
+  EXPECT_TRUE(corpus::only_declared(r, declared));
+  declared.deviations[0].cause = "other";
+  EXPECT_FALSE(corpus::only_declared(r, declared));
+  declared.deviations[0].cause = "*";
+  EXPECT_TRUE(corpus::only_declared(r, declared));
+  r.violations[0].deviation = true;  // declared by the profile the report was made with
+  EXPECT_TRUE(corpus::failing_violations(r).empty());
+  EXPECT_TRUE(corpus::only_declared(r, check::Profile{}));
+}
+
+TEST(CheckCorpus, JudgeAcceptsPassAndExplainedInconclusiveOnly) {
+  check::Profile rxe, iba;
+  rxe.name = "rxe";
+  iba.name = "iba";
+  const std::vector<check::Profile> profiles = {rxe, iba};
+  check::Report pass, fail, unexplained, explained, unsupported;
+  fail.verdict = check::Verdict::FAIL;
+  check::Violation v;
+  v.rule = check::RuleId::PsnSequence;
+  fail.violations.push_back(v);
+  unexplained.verdict = check::Verdict::INCONCLUSIVE;
+  explained = unexplained;
+  explained.notes.push_back({check::NoteKind::Gap, 0u, 0, 7, "PSN 5 never seen"});
+  unsupported.verdict = check::Verdict::UNSUPPORTED;
+  EXPECT_TRUE(corpus::judge({pass, pass}, profiles).empty());
+  EXPECT_TRUE(corpus::judge({explained, explained}, profiles).empty());
+  EXPECT_EQ(corpus::judge({fail, pass}, profiles).size(), 1u);
+  EXPECT_EQ(corpus::judge({pass, fail}, profiles).size(), 1u);  // not declared by rxe
+  EXPECT_EQ(corpus::judge({unexplained, pass}, profiles).size(), 1u);
+  EXPECT_EQ(corpus::judge({pass, unsupported}, profiles).size(), 1u);
+}
