@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -590,6 +591,9 @@ struct Checker::Impl {
       return c == kNoConnection ? c : new_id[judge.resolve(static_cast<ConnIndex>(c))];
     };
     for (Violation& v : report.violations) v.connection = remap(v.connection);
+    // Some violations are decided at the end (requests after a fatal NAK): capture order.
+    std::stable_sort(report.violations.begin(), report.violations.end(),
+                     [](const Violation& a, const Violation& b) { return a.frame < b.frame; });
     for (Note& n : report.notes)
       if (n.connection) n.connection = remap(*n.connection);
     report.connections = std::move(kept);

@@ -19,6 +19,8 @@ bool valid_mtu(std::uint32_t m) {
 // The most PSNs the shadow keeps per stream: a window far beyond any real one (rxe allows 128
 // unacknowledged PSNs), so memory stays bounded by the number of live connections.
 constexpr std::size_t kMaxTracked = 1u << 16;
+// How far before the first PSN seen a reordered first request may lie.
+constexpr std::int32_t kMaxReorder = 1024;
 
 bool is_atomic(Operation op) {
   return op == Operation::COMPARE_SWAP || op == Operation::FETCH_ADD;
@@ -160,14 +162,24 @@ void Stream::on_request(const Pkt& p) {
       return true;
     });
   }
-  if (fatal_) {
-    j_.checked(RuleId::ErrAfterFatal, conn_);
-    if (p.ts > fatal_ts_ + static_cast<std::int64_t>(j_.options().profile.fatal_nak_grace_ns))
-      j_.violation(
-          RuleId::ErrAfterFatal, "request_after_fatal_nak", p, conn_,
-          fmt::format("{} PSN {:#08x} sent {:.3f} ms after the fatal NAK of frame {}", op.name,
-                      p.psn(), static_cast<double>(p.ts - fatal_ts_) / 1e6, fatal_frame_),
-          state("nothing: the QP is in the error state after a fatal NAK"));
+  if (fatal_ && !fatal_unheard_ &&
+      p.ts > fatal_ts_ + static_cast<std::int64_t>(j_.options().profile.fatal_nak_grace_ns)) {
+    if (pdiff(p.psn(), fatal_psn_) <= 0) {
+      // A timeout resend of what the NAK failed: the NAK was lost after the tap and the
+      // requester never heard it, so nothing it sends is held against it.
+      fatal_unheard_ = true;
+      after_fatal_.clear();
+      j_.note(NoteKind::Assumption, conn_, p.frame,
+              fmt::format("the fatal NAK of frame {} did not reach the requester (it resends PSN "
+                          "{:#08x} after it): err.after_fatal not applied to this QP",
+                          fatal_frame_, p.psn()));
+    } else if (after_fatal_.size() < 64) {
+      after_fatal_.push_back(
+          {p,
+           fmt::format("{} PSN {:#08x} sent {:.3f} ms after the fatal NAK of frame {}", op.name,
+                       p.psn(), static_cast<double>(p.ts - fatal_ts_) / 1e6, fatal_frame_),
+           state("nothing: the QP is in the error state after a fatal NAK")});
+    }
   }
   const std::int32_t d = pdiff(p.psn(), next_);
   if (d >= 0)
@@ -341,6 +353,8 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
       }
     }
   }
+  // The gap is in the window now: a path MTU learnt from this packet places READ slots right.
+  next_ = p.psn();
   check_sequence(p);
   check_length(p);
   next_ = padd(p.psn(), 1);
@@ -384,6 +398,15 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
 void Stream::old_packet(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   if (transport_ != wire::Transport::RC) return;  // UC never resends: a reordered original
+  const std::int32_t back = pdiff(p.psn(), base_);
+  if (back < 0 && back >= -kMaxReorder && base_ == first_psn_ && una_ == base_ &&
+      recs_.size() + static_cast<std::size_t>(-back) <= kMaxTracked) {
+    // Before the first PSN seen, nothing acknowledged yet: the capture's first requests came
+    // out of order. The window grows back to it.
+    for (std::int32_t i = 0; i < -back; ++i) recs_.emplace_front();
+    base_ = una_ = first_psn_ = p.psn();
+    msn_base_.reset();
+  }
   PsnRec* r = rec(p.psn());
   if (r && !r->seen) {
     // A PSN the tap had not shown: the original, late (reordered by the link), or the resend
@@ -395,8 +418,11 @@ void Stream::old_packet(const Pkt& p) {
       rr.va = p.reth.va;
       rr.rkey = p.reth.rkey;
       rr.len = rr.seg_len = p.reth.dmalen;
-      reads_.push_back(rr);
-      if (mtu_) fill_read_slots(reads_.back());
+      // reads_ stays in PSN order (read_holding relies on it): a late READ goes in its place.
+      auto at = reads_.end();
+      while (at != reads_.begin() && pdiff(std::prev(at)->first, rr.first) > 0) --at;
+      at = reads_.insert(at, rr);
+      if (mtu_) fill_read_slots(*at);
     } else if (is_atomic(op.operation)) {
       atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
     }
@@ -407,7 +433,7 @@ void Stream::old_packet(const Pkt& p) {
     return;
   }
   if (r && r->seen && !r->read_slot && r->icrc == p.icrc && r->ip_id == p.ip_id &&
-      r->opcode == op.value && !r->awaiting) {
+      r->opcode == op.value) {
     // The very same frame again (IPv4 id included): duplicated by the link or the tap.
     ++link_duplicates_;
     if (is_atomic(op.operation))
@@ -424,7 +450,6 @@ void Stream::start_resend(const Pkt& p) {
   nak_wait_.reset();
   j_.checked(RuleId::PsnRetransmit, conn_);
   PsnRec* r = rec(p.psn());
-  if (r) r->awaiting = false;
   ReadReq* rr = read_holding(p.psn());
   if (op.operation == Operation::READ_REQUEST && rr && rr->first != p.psn()) {
     // A READ re-requested mid-way (docs/spec-notes.md §5.3): the rest of the original.
@@ -447,6 +472,7 @@ void Stream::start_resend(const Pkt& p) {
     }
     rr->seg_psn = rr->resp_next = p.psn();
     rr->seg_len = p.reth.dmalen;
+    rr->repeated = true;
   } else if (r && r->seen && !r->read_slot) {
     if (r->opcode != op.value || (op.payload == wire::Payload::DATA && r->payload != p.payload_len))
       j_.violation(RuleId::PsnRetransmit, "different_packet", p, conn_,
@@ -466,6 +492,7 @@ void Stream::start_resend(const Pkt& p) {
             state());
       rr->seg_psn = rr->resp_next = p.psn();
       rr->seg_len = p.reth.dmalen;
+      rr->repeated = true;
     }
   } else if (r && r->read_slot) {
     j_.violation(
@@ -505,17 +532,22 @@ void Stream::start_resend(const Pkt& p) {
     nak_points_.erase(std::next(rnr).base());  // waited for: it constrains no later resend
   }
   // Starting after the oldest unacknowledged PSN is explained by resends lost before the tap
-  // or by an ACK the tap missed; what the responder may then acknowledge is checked in
-  // acknowledge_through() (after a NAK it needs every PSN from the NAK's on again).
-}
-
-void Stream::await_resend(std::uint32_t from, std::uint32_t to) {
-  for_each_rec(from, to, [](PsnRec& r) {
-    if (r.seen && !r.read_slot) r.awaiting = true;
-  });
+  // or by an ACK the tap missed; and after a NAK, originals delayed by the link may still be
+  // accepted, so nothing more is decided here.
 }
 
 // --------------------------------------------------------------------------------- responses
+
+// Whether `psn` may be a response slot of a READ whose packet count is not known yet (no path
+// MTU seen): within the most packets its length can take (one per 256 bytes).
+bool Stream::maybe_read_slot(std::uint32_t psn) const {
+  for (auto it = reads_.rbegin(); it != reads_.rend(); ++it) {
+    if (it->npkts != 0) continue;
+    const std::uint32_t most = std::max<std::uint32_t>(1, (it->len + 255) / 256);
+    if (pdiff(psn, it->first) > 0 && pdiff(psn, padd(it->first, most)) < 0) return true;
+  }
+  return false;
+}
 
 Stream::ReadReq* Stream::read_holding(std::uint32_t psn) {
   for (auto it = reads_.rbegin(); it != reads_.rend(); ++it) {
@@ -547,6 +579,21 @@ void Stream::on_response(const Pkt& p) {
                                                  p.frame));
       return true;
     });
+  if (op.operation == Operation::READ_RESPONSE && !reads_.empty() && reads_.back().npkts == 0 &&
+      pdiff(p.psn(), reads_.back().first) > 0) {
+    // The last request was a READ whose packet count is not known yet (no path MTU seen): a
+    // response within the most it can take (one per 256 bytes) shows its span.
+    const ReadReq& rr = reads_.back();
+    const std::uint32_t most = std::max<std::uint32_t>(1, (rr.len + 255) / 256);
+    if (pdiff(p.psn(), padd(rr.first, most)) < 0)
+      while (pdiff(p.psn(), next_) >= 0 && recs_.size() < kMaxTracked) {
+        PsnRec r;
+        r.seen = true;
+        r.read_slot = true;
+        recs_.push_back(r);
+        next_ = padd(next_, 1);
+      }
+  }
   j_.checked(RuleId::AckPsn, conn_);
   const std::int32_t ahead = pdiff(p.psn(), next_);
   if (ahead >= 0) {
@@ -659,18 +706,13 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   if (pdiff(end, una_) <= 0) return;
   std::uint32_t unseen = 0;
   std::uint32_t first_unseen = 0;
-  std::uint32_t skipped = 0;
-  std::uint32_t first_skipped = 0;
   std::uint32_t psn = pdiff(una_, base_) > 0 ? una_ : base_;
   for_each_rec(una_, end, [&](PsnRec& r) {
-    if (r.awaiting) {
-      if (skipped == 0) first_skipped = psn;
-      ++skipped;
-      r.awaiting = false;
-    }
     if (!r.seen) {
-      if (unseen == 0) first_unseen = psn;
-      ++unseen;
+      if (!maybe_read_slot(psn)) {
+        if (unseen == 0) first_unseen = psn;
+        ++unseen;
+      }
       r.seen = true;  // accepted by the responder: it was sent
     }
     psn = padd(psn, 1);
@@ -687,18 +729,6 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
                                p.op->name, first_unseen, unseen),
                    state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_unseen)));
     msn_base_.reset();  // their opcodes, hence the messages they end, are unknown
-  }
-  if (skipped > 0) {
-    j_.checked(RuleId::AckPsn, conn_);
-    if (!j_.explain(conn_, 1, p,
-                    fmt::format("{} acknowledges PSN {:#08x}.., NAKed before: the tap missed "
-                                "their resend",
-                                p.op->name, first_skipped)))
-      j_.violation(RuleId::AckPsn, "not_resent_after_nak", p, conn_,
-                   fmt::format("{} acknowledges {} PSNs from {:#08x} that the responder had NAKed "
-                               "and that were not sent again since",
-                               p.op->name, skipped, first_skipped),
-                   state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_skipped)));
   }
   // Writes whose last packet is acknowledged were granted.
   for (PendingAccess& a : accesses_)
@@ -751,8 +781,6 @@ void Stream::on_ack(const Pkt& p) {
       const std::optional<wire::NakCode> code = wire::nak_code(s);
       if (code == wire::NakCode::PSN_SEQUENCE_ERROR) {
         burst_ = false;
-        // The responder has nothing from `psn` on: all of it must come again.
-        await_resend(psn, next_);
         nak_points_.push_back({psn, false, 0, p.frame});
         nak_wait_ = NakPoint{psn, false, p.ts, p.frame};
         break;
@@ -761,6 +789,7 @@ void Stream::on_ack(const Pkt& p) {
         fatal_ = true;
         fatal_ts_ = p.ts;
         fatal_frame_ = p.frame;
+        fatal_psn_ = psn;
       }
       if (code == wire::NakCode::REMOTE_ACCESS_ERROR)
         for (PendingAccess& a : accesses_)
@@ -815,6 +844,17 @@ void Stream::on_read_response(const Pkt& p) {
   }
   rr->answered_once = rr->answered;
   rr->answered = true;
+  if (rr->npkts == 0 && pdiff(psn, rr->first) > 0) {
+    // Responses only carry PSNs of their READ: the PSNs up to this one are its slots.
+    for_each_rec(padd(rr->first, 1), padd(psn, 1), [](PsnRec& r) {
+      if (!r.seen) {
+        r.seen = true;
+        r.read_slot = true;
+      }
+    });
+    if (op.ends_message() && rr->seg_psn == rr->first)
+      rr->npkts = static_cast<std::uint32_t>(pdiff(psn, rr->first)) + 1;
+  }
   if (pdiff(psn, rr->seg_psn) >= 0 && mtu_) {
     const auto k = static_cast<std::uint32_t>(pdiff(psn, rr->seg_psn));
     const std::uint32_t n_seg = npkts(rr->seg_len);
@@ -853,7 +893,8 @@ void Stream::on_read_response(const Pkt& p) {
   }
   rr->resp_next = padd(psn, 1);
   if (op.has(wire::Header::Aeth))
-    check_msn(p, rr->first, false, op.starts_message() && psn == rr->first && !rr->answered_once,
+    check_msn(p, rr->first, false,
+              op.starts_message() && psn == rr->first && !rr->answered_once && !rr->repeated,
               rr->npkts > 0 ? std::optional<std::uint32_t>(padd(rr->first, rr->npkts - 1))
                             : std::nullopt);
   // The first response of a READ shows its access was granted.
@@ -912,7 +953,8 @@ void Stream::on_atomic_ack(const Pkt& p) {
       key_fact(p, Access::Atomic, true, acc.rkey, acc.va, acc.len, acc.epoch);
       acc.len = 0;
     }
-  check_msn(p, psn, false, a->responses == 1);
+  // A reply to a repeated atomic carries the MSN of the moment: it cannot set the baseline.
+  check_msn(p, psn, false, a->responses == 1 && a->requests == 1);
   acknowledge_through(p, padd(psn, 1));
 }
 
@@ -945,6 +987,15 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
 
 void Stream::finish() {
   if (transport_ != wire::Transport::RC || !started_) return;
+  // Requests after a fatal NAK that the requester (resending nothing it failed) had heard.
+  if (fatal_ && !fatal_unheard_) {
+    for (const AfterFatal& a : after_fatal_) {
+      j_.checked(RuleId::ErrAfterFatal, conn_);
+      j_.violation(RuleId::ErrAfterFatal, "request_after_fatal_nak", a.p, conn_, a.message,
+                   a.state);
+    }
+    if (after_fatal_.empty()) j_.checked(RuleId::ErrAfterFatal, conn_);
+  }
   std::uint32_t unseen = 0;
   std::uint32_t first = 0;
   for (std::size_t i = 0; i < recs_.size(); ++i)

@@ -60,7 +60,6 @@ class Stream {
     bool seen = false;       // the tap showed this PSN
     bool read_slot = false;  // reserved by a READ for its responses (not its first PSN)
     bool ends = false;       // completes a message at the responder (MSN + 1)
-    bool awaiting = false;   // a go-back-N passed over it: it must be resent before it is ACKed
     std::uint16_t ip_id = 0;
     std::uint32_t payload = 0;
     std::uint32_t icrc = 0;
@@ -77,6 +76,7 @@ class Stream {
     std::uint32_t resp_next = 0;
     bool answered = false;       // a response was seen (the access was granted)
     bool answered_once = false;  // before the current response
+    bool repeated = false;       // requested again (its replies carry the MSN of the moment)
   };
   struct AtomicReq {
     std::uint32_t psn = 0;
@@ -117,7 +117,6 @@ class Stream {
   void check_sequence(const Pkt& p);
   void record_request(const Pkt& p, PsnRec& rec);
   void start_resend(const Pkt& p);
-  void await_resend(std::uint32_t from, std::uint32_t to);  // [from, to)
   void on_ack(const Pkt& p);
   void on_read_response(const Pkt& p);
   void on_atomic_ack(const Pkt& p);
@@ -140,6 +139,7 @@ class Stream {
   // The fewest and most messages that can have ended in [base_, psn] (unseen PSNs: 0 or 1).
   std::optional<std::pair<std::uint32_t, std::uint32_t>> ends_bounds(std::uint32_t psn);
   ReadReq* read_holding(std::uint32_t psn);
+  bool maybe_read_slot(std::uint32_t psn) const;
   std::uint32_t npkts(std::uint32_t len) const;
   StateSnapshot state(std::string expected = {}) const;
 
@@ -177,6 +177,14 @@ class Stream {
   bool fatal_ = false;
   std::int64_t fatal_ts_ = 0;
   std::uint64_t fatal_frame_ = 0;
+  std::uint32_t fatal_psn_ = 0;
+  bool fatal_unheard_ = false;  // the requester resent what the NAK failed: it never got it
+  struct AfterFatal {
+    Pkt p;
+    std::string message;
+    StateSnapshot state;
+  };
+  std::vector<AfterFatal> after_fatal_;  // judged at the end (the NAK may prove unheard)
   std::uint64_t responses_ = 0;
   std::uint64_t requests_ = 0;
   std::uint64_t resends_ = 0;
