@@ -141,11 +141,12 @@ TEST(Merge, RenumbersFilesAndConnectionsAndSumsCounts) {
   const RuleCount& psn = m.rules[static_cast<std::size_t>(RuleId::PsnSequence)];
   EXPECT_EQ(psn.checked, 104u);
   EXPECT_EQ(psn.violations, 3u);
-  ASSERT_EQ(m.violations.size(), 6u);
+  ASSERT_EQ(m.violations.size(), 8u);
   EXPECT_EQ(m.violations[4].file, 1u);  // untouched: first part
   EXPECT_EQ(m.violations[4].connection, 2u);
-  EXPECT_EQ(m.violations[5].file, 2u);
-  EXPECT_EQ(m.violations[5].connection, 3u);
+  EXPECT_EQ(m.violations[6].connection, kNoConnection);  // stays outside any connection
+  EXPECT_EQ(m.violations[7].file, 2u);
+  EXPECT_EQ(m.violations[7].connection, 3u);
   ASSERT_EQ(m.notes.size(), 10u);
   EXPECT_EQ(m.notes[8].connection, 3u);
   EXPECT_EQ(m.notes[8].file, 2u);
