@@ -92,6 +92,10 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
       ->option_text("K");
   chk->add_flag("-v,--verbose", args.verbose, "List every violation, not only the first per rule");
   chk->add_flag("-q,--quiet", args.quiet, "No text report (the exit code still tells FAIL)");
+  chk->add_option("-j,--jobs", args.jobs,
+                  "Threads: 2 or more decode on one while the rules run on another, and check "
+                  "several captures side by side (default 1)")
+      ->check(CLI::Range(1u, 64u));
   return chk;
 }
 
@@ -112,6 +116,7 @@ int run_check(const CheckArgs& args) {
     return 2;
   }
   if (args.max_capture_errors) opts.profile.max_capture_errors = *args.max_capture_errors;
+  opts.jobs = args.jobs;
   std::vector<std::string> created;
   if (!probe_report_file(args.json, created) || !probe_report_file(args.junit, created)) {
     remove_files(created);

@@ -19,6 +19,7 @@ struct CheckArgs {
   std::optional<std::uint32_t> max_capture_errors;  // overrides the profile's budget
   bool verbose = false;                             // every violation in the text report
   bool quiet = false;                               // no text report
+  unsigned jobs = 1;  // threads: 2 or more pipeline decoding and rules, and take captures in turn
 };
 
 // Registers the `check` subcommand of `app`, its options filling `args`.

@@ -57,12 +57,32 @@ class Pipe {
     stop_ = true;
     not_full_.notify_all();
   }
+  // Batches come back empty for reuse, so that their arenas stay mapped and warm (a fresh 4 MiB
+  // arena per batch cost more in page faults than the rules themselves).
+  void recycle(std::unique_ptr<Batch> b) {
+    b->arena.clear();
+    b->items.clear();
+    std::lock_guard lock(m_);
+    free_.push_back(std::move(b));
+  }
+  std::unique_ptr<Batch> fresh() {
+    {
+      std::lock_guard lock(m_);
+      if (!free_.empty()) {
+        auto b = std::move(free_.back());
+        free_.pop_back();
+        return b;
+      }
+    }
+    return std::make_unique<Batch>();
+  }
 
  private:
   static constexpr std::size_t kDepth = 8;
   std::mutex m_;
   std::condition_variable not_empty_, not_full_;
   std::deque<std::unique_ptr<Batch>> q_;
+  std::vector<std::unique_ptr<Batch>> free_;
   bool done_ = false, stop_ = false;
 };
 
@@ -82,11 +102,11 @@ Report check_pipelined(const std::string& path, const Options& opts) {
   std::thread producer([&] {
     try {
       pcap::Record rec;
-      auto batch = std::make_unique<Batch>();
+      auto batch = pipe.fresh();
       while (reader.next(rec)) {
         if (batch->arena.size() + rec.data.size() > Batch::kArena) {
           pipe.push(std::move(batch));
-          batch = std::make_unique<Batch>();
+          batch = pipe.fresh();
         }
         // The arena never reallocates (capacity reserved), so earlier spans stay valid.
         const std::size_t at = batch->arena.size();
@@ -103,9 +123,11 @@ Report check_pipelined(const std::string& path, const Options& opts) {
   });
   Checker checker(opts);
   try {
-    while (auto batch = pipe.pop())
+    while (auto batch = pipe.pop()) {
       for (const Batch::Item& it : batch->items)
         checker.add_decoded(it.frame, it.ts, it.wire_len, it.parsed);
+      pipe.recycle(std::move(batch));
+    }
   } catch (...) {
     pipe.abandon();
     producer.join();
