@@ -63,10 +63,10 @@ std::vector<std::uint8_t> shifted(const Frame& f, std::uint32_t n) {
   if (!p.has_bth || !p.op || !p.op->known || p.has_error || f.link != wire::LinkType::Ethernet)
     return f.bytes;
   wire::FrameSpec s = wire::to_spec(p);
+  // Each copy on its own pair of hosts: 10.<n low>.<n high>.x (IPv6: bytes 4-5).
   const std::size_t at = s.ip.version == 4 ? 1 : 4;
   s.ip.src[at] = s.ip.dst[at] = static_cast<std::uint8_t>(n & 0xFF);
-  s.ip.src[at + 1] = static_cast<std::uint8_t>(s.ip.src[at + 1] ^ (n >> 8));
-  s.ip.dst[at + 1] = static_cast<std::uint8_t>(s.ip.dst[at + 1] ^ (n >> 8));
+  s.ip.src[at + 1] = s.ip.dst[at + 1] = static_cast<std::uint8_t>(n >> 8);
   s.bth.dqpn = (s.bth.dqpn + n * 0x100) & 0xFFFFFF;
   if (p.op->has(wire::Header::Deth)) s.deth.srcqp = (s.deth.srcqp + n * 0x100) & 0xFFFFFF;
   if (p.op->transport != wire::Transport::CNP) s.bth.psn = (s.bth.psn + n * 0x10000) & 0xFFFFFF;
