@@ -449,20 +449,23 @@ struct Checker::Impl {
     if (!ect.count({p.dst.b, p.src.b})) {
       // Only ECN-capable packets can be marked (RFC 3168 §5): if everything the reaction point
       // sent toward the CNP's sender was Not-ECT, no switch after the tap marked it either.
-      judge.checked(RuleId::CnpCeMarked, c);
-      judge.violation(RuleId::CnpCeMarked, "not_ect", p, c,
-                      fmt::format("CNP to QP {:#x} at {}, but every packet from {} to {} before it "
-                                  "was Not-ECT, so none can have been marked CE",
-                                  p.bth.dqpn, p.dst.str(), p.dst.str(), p.src.str()),
-                      cnp_state());
+      cnp_violation(p, c, "not_ect",
+                    "every packet from {} to {} before it was Not-ECT, so none "
+                    "can have been marked CE");
       return;
     }
     if (unmarked_cnps.size() < 1024) unmarked_cnps.push_back({p, c});
   }
-  static StateSnapshot cnp_state() {
+  // A CNP to the reaction point (p.dst, DestQP) that no CE mark justifies; `why` has two {}
+  // for the reaction point's and the CNP sender's addresses.
+  void cnp_violation(const Pkt& p, ConnIndex c, std::string_view cause, std::string_view why) {
     StateSnapshot s;
     s.expected = "no CNP";
-    return s;
+    judge.checked(RuleId::CnpCeMarked, c);
+    judge.violation(RuleId::CnpCeMarked, cause, p, c,
+                    fmt::format("CNP to QP {:#x} at {}, but ", p.bth.dqpn, p.dst.str()) +
+                        fmt::format(fmt::runtime(why), p.dst.str(), p.src.str()),
+                    std::move(s));
   }
 
   void note_ce(const Pkt& p) {
@@ -556,12 +559,7 @@ struct Checker::Impl {
         if (undecided++ == 0) first_undecided = p.frame;
         continue;
       }
-      judge.checked(RuleId::CnpCeMarked, c);
-      judge.violation(RuleId::CnpCeMarked, "never_marked", p, c,
-                      fmt::format("CNP to QP {:#x} at {}, but no packet from {} to {} was marked "
-                                  "CE before it",
-                                  p.bth.dqpn, p.dst.str(), p.dst.str(), p.src.str()),
-                      cnp_state());
+      cnp_violation(p, c, "never_marked", "no packet from {} to {} was marked CE before it");
     }
     if (undecided > 0)
       judge.note(NoteKind::Assumption, std::nullopt, first_undecided,
