@@ -86,6 +86,17 @@ std::string_view transport_name(wire::Transport t) {
   return "?";
 }
 
+// A frame cut by the capture that was RoCEv2: UDP to port 4791 as far as its bytes show.
+bool cut_roce(const wire::ParsedFrame& f) {
+  if (f.roce) return true;
+  if (!f.has_ip) return false;
+  const wire::ByteSpan b = f.bytes;
+  const std::size_t l4 = std::size_t{f.ip_off} + f.ip_header_len;
+  const std::uint8_t proto = f.ip.version == 4 ? b[f.ip_off + 9] : f.ip.next_header;
+  if (proto != wire::kIpProtoUdp || l4 + 4 > b.size()) return false;
+  return ((b[l4 + 2] << 8) | b[l4 + 3]) == wire::kRoceV2Port;
+}
+
 Pkt make_pkt(const wire::ParsedFrame& f, std::uint64_t frame, std::int64_t ts) {
   Pkt p;
   p.frame = frame;
@@ -505,14 +516,18 @@ struct Checker::Impl {
            const wire::ParsedFrame& f) {
     ++report.frames;
     const std::span<const std::uint8_t> data = f.bytes;
+    if (data.size() < wire_len) {
+      // Cut by the capture's snap length (its IP length then exceeds what was captured): a
+      // RoCEv2 frame is judged on nothing, and noted.
+      if (cut_roce(f)) {
+        ++report.roce_frames;
+        if (truncated++ == 0) first_truncated = frame;
+      }
+      return;
+    }
     if (!f.roce) return;
     ++report.roce_frames;
     const Pkt p = make_pkt(f, frame, ts);
-    if (data.size() < wire_len) {
-      // Cut by the capture's snap length: judged on nothing, noted once.
-      if (truncated++ == 0) first_truncated = frame;
-      return;
-    }
     if (!f.has_bth || f.op == nullptr || !f.op->known ||
         (f.has_error && f.error.code != wire::DecodeErrc::pad_exceeds_payload &&
          f.error.code != wire::DecodeErrc::unexpected_payload)) {

@@ -436,3 +436,72 @@ TEST(CheckRules, ZeroLengthReadRefusedForItsKeyFails) {
 
 }  // namespace
 }  // namespace rocecert::testing
+
+namespace rocecert::testing {
+namespace {
+
+TEST(CheckRules, BothDirectionsOfAQpPairAreOneConnection) {
+  Conversation c;
+  c.req(wire::Opcode::RC_SEND_ONLY, 100, 8);  // A (0x11) -> B (0x22)
+  c.ack(100, 1);
+  // B's own request to A's QP, answered by A.
+  c.send(c.make(false, wire::Opcode::RC_SEND_ONLY, Conversation::kQpA, 500, 8));
+  wire::FrameSpec a = c.make(true, wire::Opcode::RC_ACKNOWLEDGE, Conversation::kQpB, 500);
+  a.aeth = {0x1F, 1};
+  c.send(a);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, check::Verdict::PASS) << describe(r);
+  ASSERT_EQ(r.connections.size(), 1u) << describe(r);
+  EXPECT_EQ(r.connections[0].frames, 4u);
+}
+
+TEST(CheckRules, UcLossIsNotAGap) {
+  Conversation c;
+  c.send(c.make(true, wire::Opcode::UC_SEND_FIRST, Conversation::kQpB, 10, 256));
+  // 11 lost before the tap: UC never resends it.
+  c.send(c.make(true, wire::Opcode::UC_SEND_LAST, Conversation::kQpB, 12, 8));
+  c.send(c.make(true, wire::Opcode::UC_SEND_ONLY, Conversation::kQpB, 13, 8));
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, check::Verdict::PASS) << describe(r);
+}
+
+TEST(CheckRules, XrcIsUnsupportedNotPassed) {
+  Conversation c;
+  wire::FrameSpec x = c.make(true, wire::Opcode::XRC_SEND_ONLY, 0x22, 10, 8);
+  x.xrceth = {0x5};
+  c.send(x);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, check::Verdict::UNSUPPORTED) << describe(r);
+  EXPECT_GT(checked(r, RuleId::WireIcrc), 0u);  // its frames are still checked
+}
+
+TEST(CheckRules, FramesCutByTheSnapLengthAreNotJudged) {
+  Conversation c;
+  c.req(wire::Opcode::RC_SEND_ONLY, 100, 512);
+  std::vector<std::uint8_t>& b = c.frames().back().bytes;
+  check::Options o;
+  o.profile = strict();
+  check::Checker k(o);
+  const auto len = static_cast<std::uint32_t>(b.size());
+  k.add_frame(1, 0, len, std::span<const std::uint8_t>(b.data(), 96), wire::LinkType::Ethernet);
+  const check::Report r = k.finish("cut");
+  EXPECT_EQ(r.verdict, check::Verdict::INCONCLUSIVE) << describe(r);
+  EXPECT_EQ(notes(r, NoteKind::Truncated), 1u);
+  EXPECT_TRUE(r.violations.empty()) << describe(r);
+}
+
+TEST(CheckRules, UdQkeyChangeIsAdvisoryOnly) {
+  Conversation c;
+  wire::FrameSpec d = c.make(true, wire::Opcode::UD_SEND_ONLY, 0x22, 5, 32);
+  d.deth = {0x1111, 0x11};
+  c.send(d);
+  d.deth.qkey = 0x2222;
+  d.bth.psn = 6;
+  c.send(d);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, check::Verdict::PASS) << describe(r);
+  EXPECT_EQ(r.rules[static_cast<std::size_t>(RuleId::UdQkey)].violations, 1u);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
