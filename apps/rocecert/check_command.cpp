@@ -7,12 +7,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <system_error>
 #include <vector>
 
 #include "rocecert/check/checker.h"
 #include "rocecert/check/profile.h"
 #include "rocecert/check/report_io.h"
+#include "rocecert/conformance/scenario.h"
 #include "rocecert/pcap/reader.h"
 
 namespace rocecert::cli {
@@ -92,6 +94,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
       ->option_text("K");
   chk->add_flag("-v,--verbose", args.verbose, "List every violation, not only the first per rule");
   chk->add_flag("-q,--quiet", args.quiet, "No text report (the exit code still tells FAIL)");
+  chk->add_option("--setup", args.setup,
+                  "The DUT's MRs and QPs: a scenario file whose reg_mr/create_qp steps carry "
+                  "dut_rkey/dut_qpn (docs/check.md); key enforcement is judged against it");
   chk->add_option("-j,--jobs", args.jobs,
                   "Threads: 2 or more decode on one while the rules run on another, and check "
                   "several captures side by side (default 1)")
@@ -117,6 +122,14 @@ int run_check(const CheckArgs& args) {
   }
   if (args.max_capture_errors) opts.profile.max_capture_errors = *args.max_capture_errors;
   opts.jobs = args.jobs;
+  if (!args.setup.empty()) {
+    try {
+      opts.setup = std::make_shared<const check::Setup>(check::load_setup(args.setup));
+    } catch (const conformance::ScenarioError& e) {
+      fmt::print(stderr, "rocecert check: --setup {}\n", e.what());
+      return 2;
+    }
+  }
   std::vector<std::string> created;
   if (!probe_report_file(args.json, created) || !probe_report_file(args.junit, created)) {
     remove_files(created);

@@ -19,6 +19,7 @@ struct CheckArgs {
   std::optional<std::uint32_t> max_capture_errors;  // overrides the profile's budget
   bool verbose = false;                             // every violation in the text report
   bool quiet = false;                               // no text report
+  std::string setup;  // --setup: a scenario file describing the DUT's MRs and QPs; empty: none
   unsigned jobs = 1;  // threads: 2 or more pipeline decoding and rules, and take captures in turn
 };
 

@@ -189,7 +189,8 @@ struct Checker::Impl {
     const ConnIndex c = judge.new_connection(std::string(transport_name(p.op->transport)),
                                              Endpoint{p.src.str(), std::nullopt},
                                              Endpoint{p.dst.str(), p.bth.dqpn});
-    e.stream = std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, keys);
+    e.stream =
+        std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, p.bth.dqpn, keys);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
     stream_of.emplace(k, idx);
@@ -587,10 +588,17 @@ struct Checker::Impl {
                  fmt::format("{} RoCEv2 frames cut short by the capture were not judged; the "
                              "PSNs they carried count as gaps",
                              truncated));
+    if (report.rules[static_cast<std::size_t>(RuleId::KeySetup)].checked > 0)
+      judge.note(NoteKind::Assumption, std::nullopt, 0,
+                 fmt::format("key.setup: the MRs and QPs of {} are taken as the DUT's for the "
+                             "whole capture; an rkey it does not list is refused, unless the host "
+                             "has memory windows",
+                             opts.setup->file));
     if (report.rules[static_cast<std::size_t>(RuleId::KeyStatic)].checked > 0)
       judge.note(NoteKind::Assumption, std::nullopt, 0,
-                 "key.static: no --setup given, so the responder's memory regions are taken as "
-                 "unchanged except where SEND WITH INVALIDATE shows an invalidation");
+                 "key.static: the responder's memory regions are taken as unchanged during the "
+                 "capture except where SEND WITH INVALIDATE shows an invalidation (--events is "
+                 "not read yet)");
     // Compact: merged connections disappear, ids are renumbered.
     std::vector<std::uint32_t> new_id(report.connections.size(), kNoConnection);
     std::vector<Connection> kept;

@@ -82,8 +82,14 @@ std::string_view Stream::access_name(Access k) {
   return "?";
 }
 
-Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, KeyEpochs& keys)
-    : j_(j), conn_(conn), transport_(t), responder_(responder), keys_(keys) {}
+Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
+               std::uint32_t responder_qpn, KeyEpochs& keys)
+    : j_(j),
+      conn_(conn),
+      transport_(t),
+      responder_(responder),
+      responder_qpn_(responder_qpn),
+      keys_(keys) {}
 
 Stream::PsnRec* Stream::rec(std::uint32_t psn) {
   const std::int32_t i = pdiff(psn, base_);
@@ -732,13 +738,10 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   }
   // Writes whose last packet is acknowledged were granted.
   for (PendingAccess& a : accesses_)
-    if (a.kind == Access::Write && a.last && pdiff(*a.last, end) < 0) {
-      key_fact(p, a.kind, true, a.rkey, a.va, a.len, a.epoch);
-      a.kind = Access::Atomic;  // resolved: never considered again
-      a.len = 0;
-    }
+    if (!a.resolved && a.kind == Access::Write && a.last && pdiff(*a.last, end) < 0)
+      resolve_access(p, a, true);
   std::erase_if(accesses_, [&](const PendingAccess& a) {
-    return a.len == 0 || (a.last && pdiff(*a.last, end) < 0);
+    return a.resolved || (a.last && pdiff(*a.last, end) < 0);
   });
   // A corrupted request acknowledged before it came again was accepted: not a link error.
   std::erase_if(corrupt_, [&](const Corrupt& c) { return c.request && pdiff(c.psn, end) < 0; });
@@ -793,7 +796,7 @@ void Stream::on_ack(const Pkt& p) {
       }
       if (code == wire::NakCode::REMOTE_ACCESS_ERROR)
         for (PendingAccess& a : accesses_)
-          if (pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0)) {
+          if (!a.resolved && pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0)) {
             if (a.kind != Access::Atomic) {
               j_.checked(RuleId::KeyZeroLength, conn_);
               if (a.len == 0)
@@ -803,7 +806,7 @@ void Stream::on_ack(const Pkt& p) {
                                          access_name(a.kind), a.rkey, a.va, a.frame),
                              state("an ACK (or an empty READ RESPONSE ONLY)"));
             }
-            key_fact(p, a.kind, false, a.rkey, a.va, a.len, a.epoch);
+            resolve_access(p, a, false);
             break;
           }
       break;
@@ -899,10 +902,7 @@ void Stream::on_read_response(const Pkt& p) {
                             : std::nullopt);
   // The first response of a READ shows its access was granted.
   for (PendingAccess& a : accesses_)
-    if (a.kind == Access::Read && a.first == rr->first && a.len != 0) {
-      key_fact(p, Access::Read, true, a.rkey, a.va, a.len, a.epoch);
-      a.len = 0;
-    }
+    if (!a.resolved && a.kind == Access::Read && a.first == rr->first) resolve_access(p, a, true);
   acknowledge_through(p, padd(psn, 1));
 }
 
@@ -949,13 +949,60 @@ void Stream::on_atomic_ack(const Pkt& p) {
   }
   ++a->responses;
   for (PendingAccess& acc : accesses_)
-    if (acc.kind == Access::Atomic && acc.first == psn && acc.len != 0) {
-      key_fact(p, Access::Atomic, true, acc.rkey, acc.va, acc.len, acc.epoch);
-      acc.len = 0;
-    }
+    if (!acc.resolved && acc.kind == Access::Atomic && acc.first == psn)
+      resolve_access(p, acc, true);
   // A reply to a repeated atomic carries the MSN of the moment: it cannot set the baseline.
   check_msn(p, psn, false, a->responses == 1 && a->requests == 1);
   acknowledge_through(p, padd(psn, 1));
+}
+
+void Stream::resolve_access(const Pkt& p, PendingAccess& a, bool granted) {
+  a.resolved = true;
+  key_fact(p, a.kind, granted, a.rkey, a.va, a.len, a.epoch);
+  check_setup(p, a, granted);
+}
+
+// With --setup: what the responder's MR table and QP allow, against what it did (IBA Vol. 1
+// chapter 10 and chapter 9 R_Key checks; docs/spec-notes.md §7.3, §7.5). Zero-length accesses
+// are not key-checked (key.zero_length); a QP the setup does not describe decides nothing.
+void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
+  const Setup* s = j_.options().setup.get();
+  if (s == nullptr || a.len == 0) return;
+  const SetupQp* q = s->qp(responder_.b, responder_qpn_);
+  if (q == nullptr) return;
+  const SetupMr* m = s->mr(responder_.b, a.rkey);
+  if (m == nullptr && s->has_windows(responder_.b)) return;  // perhaps a memory window
+  std::string why;
+  const bool right = a.kind == Access::Write  ? (m && m->remote_write)
+                     : a.kind == Access::Read ? (m && m->remote_read)
+                                              : (m && m->remote_atomic);
+  const bool qp_right = a.kind == Access::Write  ? q->remote_write
+                        : a.kind == Access::Read ? q->remote_read
+                                                 : q->remote_atomic;
+  if (m == nullptr)
+    why = fmt::format("no MR of the setup has rkey {:#x}", a.rkey);
+  else if (m->pd != q->pd)
+    why = fmt::format("MR {} is in another PD than QP {}", m->name, q->name);
+  else if (a.va < m->iova || a.va - m->iova > m->length || a.len > m->length - (a.va - m->iova))
+    why = fmt::format("[{:#x}, +{}) is outside MR {} [{:#x}, +{})", a.va, a.len, m->name,
+                      m->iova, m->length);
+  else if (!right)
+    why = fmt::format("MR {} does not grant {}", m->name, access_name(a.kind));
+  else if (!qp_right)
+    why = fmt::format("QP {} does not allow {} (NAK invalid request)", q->name,
+                      access_name(a.kind));
+  j_.checked(RuleId::KeySetup, conn_);
+  if (granted && !why.empty())
+    j_.violation(RuleId::KeySetup, "granted_not_allowed", p, conn_,
+                 fmt::format("{} with rkey {:#x} on [{:#x}, +{}) of frame {} was granted, but {}",
+                             access_name(a.kind), a.rkey, a.va, a.len, a.frame, why),
+                 state("a NAK"));
+  else if (!granted && why.empty())
+    j_.violation(RuleId::KeySetup, "refused_but_allowed", p, conn_,
+                 fmt::format("{} with rkey {:#x} on [{:#x}, +{}) of frame {} was refused, but MR "
+                             "{} of QP {}'s PD grants it",
+                             access_name(a.kind), a.rkey, a.va, a.len, a.frame, m->name, q->name),
+                 state("the access granted"));
 }
 
 // Key enforcement with the MR table taken as static between invalidations (no --setup): an

@@ -36,7 +36,8 @@ class KeyEpochs {
 
 class Stream {
  public:
-  Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, KeyEpochs& keys);
+  Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
+         std::uint32_t responder_qpn, KeyEpochs& keys);
 
   void on_request(const Pkt& p);
   // A frame of this stream that failed its ICRC (already reported by wire.icrc): explained as
@@ -94,6 +95,7 @@ class Stream {
     std::uint32_t len = 0;
     std::uint32_t epoch = 0;
     std::uint64_t frame = 0;
+    bool resolved = false;  // granted or refused already
   };
   struct KeyFact {
     Access kind;
@@ -126,6 +128,8 @@ class Stream {
   // RESPONSE FIRST/ONLY, ATOMIC ACKNOWLEDGE), which may set the MSN baseline.
   void check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seeds,
                  std::optional<std::uint32_t> quiet_through = std::nullopt);
+  void resolve_access(const Pkt& p, PendingAccess& a, bool granted);
+  void check_setup(const Pkt& p, const PendingAccess& a, bool granted);
   void key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rkey, std::uint64_t va,
                 std::uint32_t len, std::uint32_t epoch);
   void set_mtu(const Pkt& p, std::uint32_t payload);
@@ -147,6 +151,7 @@ class Stream {
   ConnIndex conn_;
   wire::Transport transport_;
   IpAddr responder_;
+  std::uint32_t responder_qpn_;
   KeyEpochs& keys_;
 
   bool started_ = false;

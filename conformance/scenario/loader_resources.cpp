@@ -26,6 +26,7 @@ RegMrStep Loader::reg_mr(const Node& n, std::size_t index) {
       in_.flags<mem::Access>(in_.required(n, "access"), names::access_flags(), "access flag"));
   if (auto v = in_.optional(n, "iova")) s.iova = in_.u64(*v);
   if (auto c = in_.optional(n, "contents")) s.contents = contents(*c, s.length);
+  if (auto v = in_.optional(n, "dut_rkey")) s.dut_rkey = in_.u32(*v);
   s.expect_error = expect_error(n, names::mem_errors(), "MR error");
   s.mr = declare(in_.required(n, "as"), ObjectKind::MR, sc_.objects[s.pd].adapter_index, index);
   NamedObject& o = sc_.objects[s.mr];
@@ -164,6 +165,10 @@ CreateQpStep Loader::create_qp(const Node& n, std::size_t index) {
   if (auto v = in_.optional(n, "srq")) {
     s.srq = ref(*v, {ObjectKind::SRQ});
     same_adapter(*v, s.srq, s.pd);
+  }
+  if (auto v = in_.optional(n, "dut_qpn")) {
+    s.dut_qpn = in_.u32(*v);
+    if (*s.dut_qpn > 0xFFFFFF) in_.fail(*v, "a QP number has 24 bits");
   }
   if (auto v = in_.optional(n, "sq_sig_all")) s.sq_sig_all = in_.boolean(*v);
   s.expect_error = expect_error(n, names::modify_errors(), "QP error");

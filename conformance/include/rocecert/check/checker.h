@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "rocecert/check/profile.h"
+#include "rocecert/check/setup.h"
 #include "rocecert/check/report.h"
 #include "rocecert/wire/decode.h"
 
@@ -22,6 +23,8 @@ struct Options {
   // Threads for check_files: with 2 or more, each capture is read and decoded on one thread
   // while the rules run on another, and several captures are checked side by side.
   unsigned jobs = 1;
+  // The DUT's MR table and QPs (--setup): key enforcement is judged against it (key.setup).
+  std::shared_ptr<const Setup> setup;
   // Only reconstruct connections (no rule, no ICRC needed): what `rocecert split` runs first.
   bool reconstruct_only = false;
 };

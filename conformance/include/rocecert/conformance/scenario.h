@@ -131,6 +131,9 @@ struct RegMrStep {
   std::optional<std::uint64_t> iova;
   std::vector<MemoryPiece> contents;  // written to host memory at addr + offset before reg_mr
   std::optional<mem::MemErrc> expect_error;  // absent: must succeed
+  // The rkey the device under test gave this MR, for `rocecert check --setup`; the model
+  // allocates its own and does not read it.
+  std::optional<std::uint32_t> dut_rkey;
 };
 
 struct AllocMwStep {
@@ -155,6 +158,9 @@ struct CreateQpStep {
   bool sq_sig_all = false;
   ObjId srq = kNoObj;  // kNoObj: the QP has its own receive queue
   std::optional<qp::ModifyError> expect_error;
+  // The QP number the device under test gave this QP, for `rocecert check --setup`; the model
+  // hands out its own.
+  std::optional<std::uint32_t> dut_qpn;
 };
 
 // ibv_create_srq: a shared receive queue on the PD's adapter (the model keeps no PD on it).

@@ -1,0 +1,49 @@
+// `rocecert check --setup FILE`: what the device under test's responders hold — memory regions
+// (rkey, range, rights, PD) and QPs (number, PD, QP access flags) — read from a scenario file
+// (docs/scenario.md): its adapters give the hosts' addresses, its alloc_pd / reg_mr / create_qp
+// / modify_qp steps the objects, and `dut_rkey` / `dut_qpn` the numbers the DUT gave them.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rocecert::check {
+
+struct SetupMr {
+  std::array<std::uint8_t, 16> host{};  // IPv4 in the first 4 bytes, as captures show it
+  std::string name;                     // the scenario's name for it
+  std::uint32_t rkey = 0;
+  std::uint64_t iova = 0;
+  std::uint64_t length = 0;
+  std::uint32_t pd = 0;  // the scenario's PD object index
+  bool remote_read = false, remote_write = false, remote_atomic = false;
+};
+
+struct SetupQp {
+  std::array<std::uint8_t, 16> host{};
+  std::string name;
+  std::uint32_t qpn = 0;
+  std::uint32_t pd = 0;
+  bool remote_read = false, remote_write = false, remote_atomic = false;  // qp_access_flags
+};
+
+struct Setup {
+  std::string file;
+  std::vector<SetupMr> mrs;
+  std::vector<SetupQp> qps;
+  // Hosts with memory windows (alloc_mw): their rkeys come from binds and are not listed, so an
+  // rkey the setup does not know decides nothing there.
+  std::vector<std::array<std::uint8_t, 16>> hosts_with_windows;
+
+  const SetupQp* qp(const std::array<std::uint8_t, 16>& host, std::uint32_t qpn) const;
+  const SetupMr* mr(const std::array<std::uint8_t, 16>& host, std::uint32_t rkey) const;
+  bool has_windows(const std::array<std::uint8_t, 16>& host) const;
+};
+
+// Reads a setup; a file that is not a valid scenario throws conformance::ScenarioError (file,
+// JSON path, message), as `rocecert simulate` reports it.
+Setup load_setup(const std::string& path);
+
+}  // namespace rocecert::check

@@ -1,0 +1,124 @@
+// rocecert check --setup: the DUT's MR table and QPs (a scenario file with dut_rkey / dut_qpn)
+// make key enforcement decidable: the real bad-rkey captures are judged justified, an access
+// granted outside its MR fails, and an access refused although its MR allows it fails.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "conversation.h"
+#include "rocecert/check/setup.h"
+#include "rocecert/conformance/scenario.h"
+#include "rocecert/pcap/reader.h"
+
+namespace rocecert::testing {
+namespace {
+
+using check::RuleId;
+using check::Verdict;
+
+check::Options with_setup(const std::string& path) {
+  check::Options o;
+  o.profile = check::load_profile("rxe");
+  o.setup = std::make_shared<const check::Setup>(check::load_setup(path));
+  return o;
+}
+
+std::uint64_t checked(const check::Report& r, RuleId id) {
+  return r.rules[static_cast<std::size_t>(id)].checked;
+}
+
+TEST(CheckSetup, RealBadRkeyCapturesAreJustified) {
+  for (const char* name : {"multi_qp_errors", "err_write_bad_rkey"}) {
+    SCOPED_TRACE(name);
+    const std::string dir = ROCECERT_SOURCE_DIR "/vectors/real/";
+    const check::Report r = check::check_files(
+        {dir + name + ".pcap"}, with_setup(dir + "setup/" + name + ".setup.json"));
+    EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+    EXPECT_GT(checked(r, RuleId::KeySetup), 0u);
+  }
+}
+
+// multi_qp_errors.pcap with one ACKed WRITE moved outside the 256 KiB MR (ICRC recomputed).
+TEST(CheckSetup, AWriteGrantedOutsideItsMrFails) {
+  const std::string dir = ROCECERT_SOURCE_DIR "/vectors/real/";
+  pcap::Reader reader(dir + "multi_qp_errors.pcap");
+  check::Checker c(with_setup(dir + "setup/multi_qp_errors.setup.json"));
+  pcap::Record rec;
+  bool moved = false;
+  while (reader.next(rec)) {
+    std::vector<std::uint8_t> bytes(rec.data.begin(), rec.data.end());
+    const wire::ParsedFrame p = wire::decode(bytes);
+    if (!moved && p.op && p.op->value == wire::to_u8(wire::Opcode::RC_RDMA_WRITE_ONLY) &&
+        p.reth.rkey == 0x55b) {
+      wire::FrameSpec s = wire::to_spec(p);
+      s.reth.va += 0x100000;  // past the end of the MR
+      s.icrc.reset();
+      bytes = wire::encode(s);
+      moved = true;
+    }
+    c.add_frame(rec.frame, rec.ts_ns, static_cast<std::uint32_t>(bytes.size()), bytes,
+                reader.link());
+  }
+  ASSERT_TRUE(moved);
+  const check::Report r = c.finish("moved");
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
+  EXPECT_EQ(r.violations.at(0).cause, "granted_not_allowed");
+}
+
+// A conversation whose responder refuses a WRITE its MR allows.
+TEST(CheckSetup, AWriteRefusedThoughItsMrAllowsItFails) {
+  const std::string setup =
+      (std::filesystem::temp_directory_path() / ("rocecert-setup-" + std::to_string(getpid())))
+          .string() +
+      ".json";
+  std::ofstream(setup) << R"({
+    "adapters": [{"name": "A", "mac": "02:00:00:00:00:01", "ip": "10.0.0.1"},
+                 {"name": "B", "mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}],
+    "steps": [
+      {"op": "alloc_pd", "adapter": "B", "as": "pdB"},
+      {"op": "reg_mr", "pd": "pdB", "as": "mrB", "addr": 4096, "length": 4096,
+       "access": ["LOCAL_WRITE", "REMOTE_WRITE"], "dut_rkey": 7},
+      {"op": "create_cq", "adapter": "B", "as": "cqB"},
+      {"op": "create_qp", "pd": "pdB", "as": "qpB", "type": "RC", "send_cq": "cqB",
+       "dut_qpn": 34},
+      {"op": "modify_qp", "qp": "qpB", "attr": {"qp_state": "INIT", "pkey_index": 0,
+       "port_num": 1, "qp_access_flags": ["REMOTE_WRITE"]}}]})";
+  Conversation c;
+  wire::FrameSpec w = c.make(true, wire::Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);
+  w.reth = {4096 + 128, 7, 64};
+  c.send(w);
+  c.ack(100, 0, 0x62);
+  check::Options o = with_setup(setup);
+  check::Checker k(o);
+  std::uint64_t n = 0;
+  for (const Conversation::Frame& f : c.frames())
+    k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
+                wire::LinkType::Ethernet);
+  const check::Report r = k.finish("refused");
+  std::filesystem::remove(setup);
+  EXPECT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
+  EXPECT_EQ(r.violations.at(0).cause, "refused_but_allowed");
+}
+
+TEST(CheckSetup, ABrokenSetupIsLocated) {
+  const std::string setup =
+      (std::filesystem::temp_directory_path() / ("rocecert-setup2-" + std::to_string(getpid())))
+          .string() +
+      ".json";
+  std::ofstream(setup) << R"({"adapters": [{"name": "B", "mac": "02:00:00:00:00:02",
+    "ip": "10.0.0.2"}], "steps": [{"op": "reg_mr", "pd": "nope", "as": "m", "addr": 0,
+    "length": 1, "access": [], "dut_rkey": "x"}]})";
+  try {
+    check::load_setup(setup);
+    ADD_FAILURE() << "no error";
+  } catch (const conformance::ScenarioError& e) {
+    EXPECT_EQ(e.file(), setup);
+    EXPECT_NE(e.path().find("steps[0]"), std::string::npos) << e.what();
+  }
+  std::filesystem::remove(setup);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
