@@ -32,7 +32,11 @@ struct Base {
 };
 
 const check::Options& options() {
-  static const check::Options opts{check::load_profile("rxe"), true};
+  static const check::Options opts = [] {
+    check::Options o;
+    o.profile = check::load_profile("rxe");
+    return o;
+  }();
   return opts;
 }
 
