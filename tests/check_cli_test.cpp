@@ -383,3 +383,105 @@ TEST(CliCheck, MaxCaptureErrorsOverridesTheProfile) {
     GTEST_SKIP() << "the JSON report does not carry the budget yet (placeholder writer)";
   EXPECT_EQ(j.at("max_capture_errors"), 7);
 }
+
+namespace {
+
+CommandResult run_cli(const std::string& args) {
+  return rocecert::testing::run_command(std::string(ROCECERT_CLI) + " " + args);
+}
+
+json json_of(const std::string& path) {
+  return json::parse(slurp(path));
+}
+
+}  // namespace
+
+// The same report whatever the number of threads, for one capture and for several.
+TEST(CliCheck, JobsDoNotChangeTheReport) {
+  const std::string one = temp_path("jobs1.json"), two = temp_path("jobs2.json");
+  const std::string files = real("rc_read_bw_10000_mtu1024_resploss10.pcap") + " " +
+                            real("multi_qp_errors.pcap") + " " +
+                            real("rc_send_bw_64_mtu1024_corrupt2.pcap");
+  ASSERT_EQ(run_check("-q --json " + one + " " + files).exit_code, 0);
+  ASSERT_EQ(run_check("-q --jobs 2 --json " + two + " " + files).exit_code, 0);
+  EXPECT_EQ(json_of(one), json_of(two));
+  ASSERT_EQ(run_check("-q --jobs 2 --json " + two + " " + real("multi_qp_errors.pcap")).exit_code,
+            0);
+  ASSERT_EQ(run_check("-q --json " + one + " " + real("multi_qp_errors.pcap")).exit_code, 0);
+  EXPECT_EQ(json_of(one), json_of(two));
+  std::filesystem::remove(one);
+  std::filesystem::remove(two);
+}
+
+// split, check each part, merge: the verdict and the counts of the whole.
+TEST(CliCheck, SplitCheckMergeEqualsTheWhole) {
+  const std::string whole = temp_path("whole.json"), prefix = temp_path("part");
+  const std::string capture = real("rc_write_bw_4096_mtu1024_q8.pcap");
+  ASSERT_EQ(run_check("-q --json " + whole + " " + capture).exit_code, 0);
+  const CommandResult s = run_cli("split " + capture + " -n 3 -o " + prefix);
+  ASSERT_EQ(s.exit_code, 0) << s.err;
+  std::string reports;
+  for (int k = 1; k <= 3; ++k) {
+    const std::string part = prefix + "-" + std::to_string(k) + "-of-3.pcap";
+    EXPECT_NE(s.out.find(part), std::string::npos) << s.out;
+    ASSERT_EQ(run_check("-q --json " + part + ".json " + part).exit_code, 0);
+    reports += " " + part + ".json";
+  }
+  const std::string merged = temp_path("merged.json");
+  const CommandResult m = run_cli("merge -q --json " + merged + reports);
+  ASSERT_EQ(m.exit_code, 0) << m.err;
+  const json a = json_of(whole), b = json_of(merged);
+  EXPECT_EQ(a["verdict"], b["verdict"]);
+  EXPECT_EQ(a["frames"], b["frames"]);
+  EXPECT_EQ(a["connections"].size(), b["connections"].size());
+  EXPECT_EQ(a["rules"], b["rules"]);
+  for (int k = 1; k <= 3; ++k) {
+    const std::string part = prefix + "-" + std::to_string(k) + "-of-3.pcap";
+    std::filesystem::remove(part);
+    std::filesystem::remove(part + ".json");
+  }
+  std::filesystem::remove(whole);
+  std::filesystem::remove(merged);
+}
+
+TEST(CliCheck, MergeOfABrokenReportExitsTwoNamingIt) {
+  const std::string bad = temp_path("broken.json");
+  write_file(bad, "{\"verdict\": \"PASS\"");
+  const CommandResult m = run_cli("merge " + bad);
+  EXPECT_EQ(m.exit_code, 2);
+  EXPECT_NE(m.err.find(bad), std::string::npos) << m.err;
+  std::filesystem::remove(bad);
+}
+
+TEST(CliCheck, MergeOfAFailIsExitOne) {
+  const std::string fail = temp_path("fail.json");
+  // A capture with a planted TVer 1, as ProtocolViolationExitsOneAndIsReported builds it.
+  const std::string capture = temp_path("tver.pcap");
+  {
+    pcap::Reader in(real("rc_ops_mtu4096.pcap"));
+    pcap::Writer out(capture);
+    pcap::Record rec;
+    bool first = true;
+    while (in.next(rec)) {
+      std::vector<std::uint8_t> b(rec.data.begin(), rec.data.end());
+      if (first) {
+        wire::FrameSpec s = wire::to_spec(wire::decode(b));
+        s.bth.tver = 1;
+        s.icrc.reset();
+        b = wire::encode(s);
+        first = false;
+      }
+      out.write(rec.ts_ns, b);
+    }
+  }
+  ASSERT_EQ(run_check("-q --json " + fail + " " + capture).exit_code, 1);
+  EXPECT_EQ(run_cli("merge -q " + fail).exit_code, 1);
+  std::filesystem::remove(fail);
+  std::filesystem::remove(capture);
+}
+
+TEST(CliCheck, SplitOfAMissingCaptureExitsTwo) {
+  const CommandResult s = run_cli("split " + temp_path("none.pcap") + " -n 2");
+  EXPECT_EQ(s.exit_code, 2);
+  EXPECT_NE(s.err.find("none.pcap"), std::string::npos) << s.err;
+}

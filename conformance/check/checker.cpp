@@ -189,8 +189,7 @@ struct Checker::Impl {
     const ConnIndex c = judge.new_connection(std::string(transport_name(p.op->transport)),
                                              Endpoint{p.src.str(), std::nullopt},
                                              Endpoint{p.dst.str(), p.bth.dqpn});
-    e.stream =
-        std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, p.bth.dqpn, keys);
+    e.stream = std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, p.bth.dqpn, keys);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
     stream_of.emplace(k, idx);

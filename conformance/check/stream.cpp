@@ -984,13 +984,13 @@ void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
   else if (m->pd != q->pd)
     why = fmt::format("MR {} is in another PD than QP {}", m->name, q->name);
   else if (a.va < m->iova || a.va - m->iova > m->length || a.len > m->length - (a.va - m->iova))
-    why = fmt::format("[{:#x}, +{}) is outside MR {} [{:#x}, +{})", a.va, a.len, m->name,
-                      m->iova, m->length);
+    why = fmt::format("[{:#x}, +{}) is outside MR {} [{:#x}, +{})", a.va, a.len, m->name, m->iova,
+                      m->length);
   else if (!right)
     why = fmt::format("MR {} does not grant {}", m->name, access_name(a.kind));
   else if (!qp_right)
-    why = fmt::format("QP {} does not allow {} (NAK invalid request)", q->name,
-                      access_name(a.kind));
+    why =
+        fmt::format("QP {} does not allow {} (NAK invalid request)", q->name, access_name(a.kind));
   j_.checked(RuleId::KeySetup, conn_);
   if (granted && !why.empty())
     j_.violation(RuleId::KeySetup, "granted_not_allowed", p, conn_,

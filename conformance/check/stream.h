@@ -36,8 +36,8 @@ class KeyEpochs {
 
 class Stream {
  public:
-  Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
-         std::uint32_t responder_qpn, KeyEpochs& keys);
+  Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, std::uint32_t responder_qpn,
+         KeyEpochs& keys);
 
   void on_request(const Pkt& p);
   // A frame of this stream that failed its ICRC (already reported by wire.icrc): explained as

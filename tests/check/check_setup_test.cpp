@@ -32,8 +32,8 @@ TEST(CheckSetup, RealBadRkeyCapturesAreJustified) {
   for (const char* name : {"multi_qp_errors", "err_write_bad_rkey"}) {
     SCOPED_TRACE(name);
     const std::string dir = ROCECERT_SOURCE_DIR "/vectors/real/";
-    const check::Report r = check::check_files(
-        {dir + name + ".pcap"}, with_setup(dir + "setup/" + name + ".setup.json"));
+    const check::Report r = check::check_files({dir + name + ".pcap"},
+                                               with_setup(dir + "setup/" + name + ".setup.json"));
     EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
     EXPECT_GT(checked(r, RuleId::KeySetup), 0u);
   }
