@@ -57,8 +57,7 @@ void check_report(const check::Report& r, std::uint64_t frames) {
     if (v.connection >= r.connections.size() && v.connection != check::kNoConnection)
       __builtin_trap();
     if (!v.deviation && v.explained.empty() &&
-        check::rule(v.rule).severity == check::Severity::Error &&
-        r.verdict != check::Verdict::FAIL)
+        check::rule(v.rule).severity == check::Severity::Error && r.verdict != check::Verdict::FAIL)
       __builtin_trap();
   }
   for (const check::Note& n : r.notes) {

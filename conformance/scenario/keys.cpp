@@ -107,8 +107,7 @@ constexpr std::string_view kAsyncEventRequired[] = {"event"};
 constexpr std::string_view kStepAllocPdAllowed[] = {"op", "as", "adapter"};
 constexpr std::string_view kStepAllocPdRequired[] = {"op", "adapter", "as"};
 constexpr std::string_view kStepRegMrAllowed[] = {
-    "op",   "as",       "pd",           "addr",    "length", "access",
-    "iova", "contents", "expect_error", "dut_rkey"};
+    "op", "as", "pd", "addr", "length", "access", "iova", "contents", "expect_error", "dut_rkey"};
 constexpr std::string_view kStepRegMrRequired[] = {"op", "pd", "addr", "length", "access", "as"};
 constexpr std::string_view kStepAllocMwAllowed[] = {"op", "as", "pd", "type", "expect_error"};
 constexpr std::string_view kStepAllocMwRequired[] = {"op", "pd", "as"};
@@ -116,9 +115,9 @@ constexpr std::string_view kStepCreateCqAllowed[] = {"op", "as", "adapter", "cqe
 constexpr std::string_view kStepCreateCqRequired[] = {"op", "adapter", "as"};
 constexpr std::string_view kStepCreateSrqAllowed[] = {"op", "as", "pd", "max_wr", "max_sge"};
 constexpr std::string_view kStepCreateSrqRequired[] = {"op", "pd", "as"};
-constexpr std::string_view kStepCreateQpAllowed[] = {
-    "op",  "as",  "pd",         "type",         "send_cq", "recv_cq",
-    "srq", "cap", "sq_sig_all", "expect_error", "dut_qpn"};
+constexpr std::string_view kStepCreateQpAllowed[] = {"op",         "as",           "pd",     "type",
+                                                     "send_cq",    "recv_cq",      "srq",    "cap",
+                                                     "sq_sig_all", "expect_error", "dut_qpn"};
 constexpr std::string_view kStepCreateQpRequired[] = {"op", "pd", "type", "send_cq", "as"};
 constexpr std::string_view kStepModifyQpAllowed[] = {"op", "qp", "attr", "attr_mask",
                                                      "expect_error"};

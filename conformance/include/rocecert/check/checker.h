@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "rocecert/check/profile.h"
-#include "rocecert/check/setup.h"
 #include "rocecert/check/report.h"
+#include "rocecert/check/setup.h"
 #include "rocecert/wire/decode.h"
 
 namespace rocecert::check {
