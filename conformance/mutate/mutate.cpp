@@ -399,7 +399,8 @@ void opcode_sequence_break(Ctx& c, Work& w) {
     }
   }
   std::sort(cand.begin(), cand.end());
-  const auto [i, opcode] = cand[c.pick(cand.size())];
+  const auto [i, picked] = cand[c.pick(cand.size())];
+  const std::uint8_t opcode = picked;  // a structured binding cannot be captured (C++20)
   add(w.at(i), "bth.opcode", std::string(c.p(i).op->name),
       std::string(wire::opcode_info(opcode).name));
   edit_bth(c, w, i, [&](wire::Bth& b) { b.opcode = opcode; });
