@@ -413,6 +413,25 @@ TEST(CliCheck, JobsDoNotChangeTheReport) {
   std::filesystem::remove(two);
 }
 
+// --no-golden: the replay's rule is not evaluated; everything else is the same.
+TEST(CliCheck, NoGoldenSkipsOnlyTheReplay) {
+  const std::string with = temp_path("golden.json"), without = temp_path("nogolden.json");
+  const std::string capture = real("rc_read_bw_10000_mtu1024_resploss10.pcap");
+  ASSERT_EQ(run_check("-q --json " + with + " " + capture).exit_code, 0);
+  ASSERT_EQ(run_check("-q --no-golden --json " + without + " " + capture).exit_code, 0);
+  auto golden_checked = [](const nlohmann::json& j) {
+    for (const auto& r : j.at("rules"))
+      if (r.at("id") == "golden.response") return r.at("checked").get<std::uint64_t>();
+    return std::uint64_t{0};
+  };
+  const nlohmann::json a = json_of(with), b = json_of(without);
+  EXPECT_GT(golden_checked(a), 2000u);
+  EXPECT_EQ(golden_checked(b), 0u);
+  EXPECT_EQ(a.at("verdict"), b.at("verdict"));
+  std::filesystem::remove(with);
+  std::filesystem::remove(without);
+}
+
 // split, check each part, merge: the verdict and the counts of the whole.
 TEST(CliCheck, SplitCheckMergeEqualsTheWhole) {
   const std::string whole = temp_path("whole.json"), prefix = temp_path("part");

@@ -101,6 +101,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
                   "Threads: 2 or more decode on one while the rules run on another, and check "
                   "several captures side by side (default 1)")
       ->check(CLI::Range(1u, 64u));
+  chk->add_flag("--no-golden", args.no_golden,
+                "Skip the golden replay (the RC requests fed to the model's responder, its "
+                "answers compared with the device's: rule golden.response)");
   return chk;
 }
 
@@ -122,6 +125,7 @@ int run_check(const CheckArgs& args) {
   }
   if (args.max_capture_errors) opts.profile.max_capture_errors = *args.max_capture_errors;
   opts.jobs = args.jobs;
+  opts.golden = !args.no_golden;
   if (!args.setup.empty()) {
     try {
       opts.setup = std::make_shared<const check::Setup>(check::load_setup(args.setup));

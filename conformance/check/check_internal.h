@@ -45,6 +45,7 @@ struct Pkt {
   wire::AtomicAckEth atomic_ack{};
   wire::Deth deth{};
   wire::Ieth ieth{};
+  wire::Feth feth{};
   std::uint32_t payload_len = 0;
   std::uint32_t icrc = 0;
   bool icrc_ok = true;

@@ -114,6 +114,7 @@ Pkt make_pkt(const wire::ParsedFrame& f, std::uint64_t frame, std::int64_t ts) {
   p.atomic_ack = f.atomicacketh;
   p.deth = f.deth;
   p.ieth = f.ieth;
+  p.feth = f.feth;
   p.payload_len = f.payload_len;
   p.icrc = f.icrc;
   p.icrc_ok = !f.icrc_checked || f.icrc_ok;

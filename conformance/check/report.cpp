@@ -52,6 +52,8 @@ std::string_view to_string(NoteKind k) {
       return "assumption";
     case NoteKind::Deviation:
       return "deviation";
+    case NoteKind::Replay:
+      return "replay";
   }
   return "?";
 }
@@ -76,6 +78,7 @@ Verdict verdict_of(const Note& n) {
       return Verdict::UNSUPPORTED;
     case NoteKind::Assumption:
     case NoteKind::Deviation:
+    case NoteKind::Replay:
       return Verdict::PASS;
   }
   return Verdict::PASS;

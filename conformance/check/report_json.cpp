@@ -17,8 +17,9 @@ using json_in::child_path;
 using json_in::json;
 
 constexpr NoteKind kNoteKinds[] = {
-    NoteKind::CaptureError, NoteKind::Gap,         NoteKind::Truncated,  NoteKind::OneDirection,
-    NoteKind::Unpaired,     NoteKind::Unsupported, NoteKind::Assumption, NoteKind::Deviation};
+    NoteKind::CaptureError, NoteKind::Gap,       NoteKind::Truncated,
+    NoteKind::OneDirection, NoteKind::Unpaired,  NoteKind::Unsupported,
+    NoteKind::Assumption,   NoteKind::Deviation, NoteKind::Replay};
 
 ordered_json endpoint_json(const Endpoint& e) {
   ordered_json j;

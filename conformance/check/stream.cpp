@@ -89,7 +89,11 @@ Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
       transport_(t),
       responder_(responder),
       responder_qpn_(responder_qpn),
-      keys_(keys) {}
+      keys_(keys) {
+  if (t == wire::Transport::RC && j.options().golden && !j.options().reconstruct_only)
+    golden_ = std::make_unique<GoldenResponder>(j, conn, responder, responder_qpn,
+                                                j.options().setup.get());
+}
 
 Stream::PsnRec* Stream::rec(std::uint32_t psn) {
   const std::int32_t i = pdiff(psn, base_);
@@ -133,6 +137,7 @@ StateSnapshot Stream::state(std::string expected) const {
 // ---------------------------------------------------------------------------- link corruption
 
 void Stream::corrupted(const Pkt& p, const Judge::Ticket& t) {
+  ++disturbances_;
   if (corrupt_.size() < 64 && t.valid)
     corrupt_.push_back({t, p.psn(), p.frame, p.op->is_request(), false});
 }
@@ -153,6 +158,9 @@ void Stream::on_request(const Pkt& p) {
     started_ = true;
     first_psn_ = base_ = una_ = next_ = p.psn();
   }
+  const bool fresh = p.psn() == next_;
+  if (!fresh) ++disturbances_;  // a gap, a resend or a duplicate
+  if (golden_) golden_->on_request(p, fresh);
   if (!corrupt_.empty()) {
     // A request that failed its ICRC comes again intact: the link corrupted it; a resend
     // covering a corrupted response shows the requester never got that response.
@@ -625,6 +633,7 @@ void Stream::on_response(const Pkt& p) {
   else
     on_ack(p);
   if (!highest_resp_ || pdiff(p.psn(), *highest_resp_) > 0) highest_resp_ = p.psn();
+  if (golden_) golden_->on_response(p, mtu_, disturbances_ + j_.conn(conn_).capture_errors);
 }
 
 std::optional<std::uint32_t> Stream::ends_through(std::uint32_t psn) {
@@ -1034,6 +1043,7 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
 
 void Stream::finish() {
   if (transport_ != wire::Transport::RC || !started_) return;
+  if (golden_) golden_->finish();
   // Requests after a fatal NAK that the requester (resending nothing it failed) had heard.
   if (fatal_ && !fatal_unheard_) {
     for (const AfterFatal& a : after_fatal_) {

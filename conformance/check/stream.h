@@ -10,12 +10,14 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "check_internal.h"
+#include "golden.h"
 
 namespace rocecert::check::detail {
 
@@ -203,6 +205,10 @@ class Stream {
     bool reacted = false;  // response: the requester resent a PSN it covers since
   };
   std::vector<Corrupt> corrupt_;
+  // Gaps, resends, duplicates and corrupted frames seen: what may put the golden replay's
+  // model out of step with the device without a fault of the device.
+  std::uint64_t disturbances_ = 0;
+  std::unique_ptr<GoldenResponder> golden_;  // RC only, unless Options::golden is off
 };
 
 }  // namespace rocecert::check::detail

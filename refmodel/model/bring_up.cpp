@@ -6,6 +6,13 @@ namespace rocecert::model {
 
 std::optional<qp::ModifyResult> bring_up(Adapter& self, qp::Qpn qpn, const Adapter& peer,
                                          qp::Qpn peer_qpn, const BringUp& p) {
+  return bring_up(self, qpn, peer.config().gid, peer.config().mac, peer_qpn, p);
+}
+
+std::optional<qp::ModifyResult> bring_up(Adapter& self, qp::Qpn qpn,
+                                         const std::array<std::uint8_t, 16>& peer_gid,
+                                         const wire::MacAddr& peer_mac, qp::Qpn peer_qpn,
+                                         const BringUp& p) {
   const qp::QpContext* ctx = self.qps().find(qpn);
   if (ctx == nullptr)
     return qp::ModifyResult{{qp::ModifyError::QP_NOT_FOUND, {}, qp::QpState::RESET}, {}};
@@ -20,8 +27,8 @@ std::optional<qp::ModifyResult> bring_up(Adapter& self, qp::Qpn qpn, const Adapt
   at.sq_psn = p.sq_psn;
   at.max_dest_rd_atomic = p.max_dest_rd_atomic;
   at.min_rnr_timer = p.min_rnr_timer;
-  at.ah_attr.dgid = peer.config().gid;
-  at.ah_attr.dmac = peer.config().mac;
+  at.ah_attr.dgid = peer_gid;
+  at.ah_attr.dmac = peer_mac;
   at.timeout = p.timeout;
   at.retry_cnt = p.retry_cnt;
   at.rnr_retry = p.rnr_retry;

@@ -26,6 +26,10 @@ void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
   const wire::OpcodeInfo& op = *p.op;
   auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes, &p}); };
   bool progress = false;
+  // A response for a PSN this requester has not sent (a stray or forged frame): rxe's check_psn
+  // drops it (drivers/infiniband/sw/rxe/rxe_comp.c; IBA Vol. 1 §9.7.5.1.3: a response outside
+  // the outstanding window is not acted upon). Taken, an ACK would move comp.psn past next_psn.
+  if (!qp::psn_before(psn, ctx.req.next_psn)) return drop("psn_not_sent");
 
   // Complete, in order, the SEND/WRITE WQEs covered by PSN `upto` (implicit ACK). Stops at the
   // first WQE that is not covered or that only its own response can complete; returns that

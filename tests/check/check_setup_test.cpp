@@ -36,6 +36,7 @@ TEST(CheckSetup, RealBadRkeyCapturesAreJustified) {
                                                with_setup(dir + "setup/" + name + ".setup.json"));
     EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
     EXPECT_GT(checked(r, RuleId::KeySetup), 0u);
+    EXPECT_GT(checked(r, RuleId::GoldenResponse), 0u);
   }
 }
 
@@ -65,6 +66,8 @@ TEST(CheckSetup, AWriteGrantedOutsideItsMrFails) {
   EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
   EXPECT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
   EXPECT_EQ(r.violations.at(0).cause, "granted_not_allowed");
+  // The model's responder, given the same MR table, refuses it too (golden.response).
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
 }
 
 // A conversation whose responder refuses a WRITE its MR allows.
@@ -100,6 +103,7 @@ TEST(CheckSetup, AWriteRefusedThoughItsMrAllowsItFails) {
   std::filesystem::remove(setup);
   EXPECT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
   EXPECT_EQ(r.violations.at(0).cause, "refused_but_allowed");
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
 }
 
 TEST(CheckSetup, ABrokenSetupIsLocated) {

@@ -36,6 +36,10 @@ class Conversation {
                    wire::opcode_info(s.bth.opcode).ends_message();
     s.aeth.syndrome = 0x1F;
     s.payload.assign(payload, 0xAB);
+    // A single-packet RDMA WRITE or READ moves as many bytes as its RETH announces.
+    if (wire::opcode_info(s.bth.opcode).has(wire::Header::Reth) &&
+        wire::opcode_info(s.bth.opcode).position == wire::Position::ONLY)
+      s.reth.dmalen = payload;
     return s;
   }
 

@@ -77,10 +77,12 @@ TEST(Profile, ErrorsNameTheFileAndTheKey) {
   const std::pair<std::string, std::string> cases[] = {
       {R"({"name": "x", "max_capture_error": 1})",
        "dut.json: max_capture_error: unknown key (known: name, description, max_capture_errors, "
-       "fatal_nak_grace_ns, timing_tolerance_ns, deviations)"},
+       "fatal_nak_grace_ns, timing_tolerance_ns, model, deviations)"},
       {R"({"description": "x"})", "dut.json: (top level): missing key \"name\""},
       {R"([1])", "dut.json: (top level): expected an object, got an array"},
       {R"({"name": ""})", "dut.json: name: empty"},
+      {R"({"name": "x", "model": "mlx5"})",
+       "dut.json: model: must be \"iba\" or \"rxe\" (the golden model's error profile)"},
       {R"({"name": "x", "max_capture_errors": -1})",
        "dut.json: max_capture_errors: expected a non-negative integer, got -1"},
       {R"({"name": "x", "max_capture_errors": 4294967296})",

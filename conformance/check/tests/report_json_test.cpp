@@ -294,9 +294,9 @@ TEST(ReportSchema, EnumsMatchTheCode) {
     verdicts.emplace_back(to_string(v));
   EXPECT_EQ(defs["verdict"]["enum"].get<std::vector<std::string>>(), verdicts);
   std::vector<std::string> kinds;
-  for (NoteKind k :
-       {NoteKind::CaptureError, NoteKind::Gap, NoteKind::Truncated, NoteKind::OneDirection,
-        NoteKind::Unpaired, NoteKind::Unsupported, NoteKind::Assumption, NoteKind::Deviation})
+  for (NoteKind k : {NoteKind::CaptureError, NoteKind::Gap, NoteKind::Truncated,
+                     NoteKind::OneDirection, NoteKind::Unpaired, NoteKind::Unsupported,
+                     NoteKind::Assumption, NoteKind::Deviation, NoteKind::Replay})
     kinds.emplace_back(to_string(k));
   EXPECT_EQ(defs["note"]["properties"]["kind"]["enum"].get<std::vector<std::string>>(), kinds);
   std::vector<std::string> severities = {std::string(to_string(Severity::Error)),

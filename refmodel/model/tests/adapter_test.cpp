@@ -462,3 +462,32 @@ TEST(Adapter, UnknownSrqAndCqHaveTheirOwnPostErrors) {
   // An unknown QP is still NO_SUCH_QP.
   EXPECT_EQ(t.b.ad->post_recv(qp::Qpn(t.b.qpn.value() + 100), wr), model::PostError::NO_SUCH_QP);
 }
+
+// deliver_request: a decoded request handed straight to a QP, as a capture replay does with
+// another device's frames (their addresses, QPN and ICRC are not the model's): it is executed
+// and answered exactly as if it had come in through receive().
+TEST(Adapter, DeliverRequestExecutesADecodedRequestOnTheGivenQp) {
+  Pair t;
+  wire::FrameSpec s;
+  s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_WRITE_ONLY);
+  s.bth.dqpn = 0xABCDEF;  // not B's QPN: deliver_request does not demultiplex
+  s.bth.psn = t.b.ad->qps().find(t.b.qpn)->resp.epsn.value();
+  s.bth.ackreq = true;
+  s.reth = {kBase + 16, t.b.mr.rkey.value(), 4};
+  s.payload = {1, 2, 3, 4};
+  wire::finalize(s);
+  const std::vector<std::uint8_t> frame = wire::encode(s);
+  wire::ParsedFrame p = wire::decode(frame);
+  p.icrc_ok = false;  // not looked at either
+  EXPECT_TRUE(t.b.ad->deliver_request(t.b.qpn, p));
+  t.sim.run_until();
+  EXPECT_EQ(t.b.ad->memory().read_bytes(kBase + 16, 4), (std::vector<std::uint8_t>{1, 2, 3, 4}));
+  EXPECT_EQ(t.rec.tx, (std::vector<std::string>{"B:RC_ACKNOWLEDGE"}));
+  // A response, or a QP that does not exist, is not taken.
+  wire::FrameSpec ack;
+  ack.bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
+  wire::finalize(ack);
+  const std::vector<std::uint8_t> ack_frame = wire::encode(ack);
+  EXPECT_FALSE(t.b.ad->deliver_request(t.b.qpn, wire::decode(ack_frame)));
+  EXPECT_FALSE(t.b.ad->deliver_request(qp::Qpn(0x777), p));
+}

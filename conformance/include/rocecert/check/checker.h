@@ -27,6 +27,8 @@ struct Options {
   std::shared_ptr<const Setup> setup;
   // Only reconstruct connections (no rule, no ICRC needed): what `rocecert split` runs first.
   bool reconstruct_only = false;
+  // The golden replay (golden.response): RC requests fed to the model's responder.
+  bool golden = true;
 };
 
 // A direction of traffic: (source IP, destination IP, destination QPN); IPv4 addresses are in

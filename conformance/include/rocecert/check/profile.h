@@ -32,6 +32,9 @@ struct Profile {
   std::uint64_t fatal_nak_grace_ns = 1'000'000;
   // Timestamp tolerance of the tap when measuring a requester's RNR wait.
   std::uint64_t timing_tolerance_ns = 100'000;
+  // The golden replay's responder: "iba" or "rxe", the model's error profile (which answer an
+  // error gets where the IBTA text and rxe differ; docs/errors.md).
+  std::string model = "iba";
   std::vector<Deviation> deviations;
 
   // The deviation that covers this violation, or nullptr.

@@ -76,6 +76,7 @@ enum class NoteKind : std::uint8_t {
   Unsupported,   // traffic the checker does not model (RD, XRC, ...)
   Assumption,    // an assumption the verdict rests on (static MR table, ...)
   Deviation,     // a profile deviation was applied
+  Replay,        // what the golden replay compared, agreed on and resynchronised
 };
 std::string_view to_string(NoteKind k);
 

@@ -24,6 +24,7 @@
 #include "rocecert/trace/observer.h"
 #include "rocecert/tx/segmenter.h"
 #include "rocecert/tx/work_request.h"
+#include "rocecert/wire/decode.h"
 #include "rocecert/wire/net.h"
 
 namespace rocecert::model {
@@ -198,6 +199,12 @@ class Adapter {
   void kick_requester(qp::Qpn qpn);
   // A frame arrives from the link (called from a link delivery event).
   void receive(std::vector<std::uint8_t> frame);
+  // A decoded request handed straight to QP `qpn`'s responder, past receive()'s admission
+  // (address, destination QPN, P_Key, ICRC): for a harness that replays another device's
+  // requests into this model's responder (`rocecert check`'s golden replay), whose frames carry
+  // that device's addresses and QPNs. `p.payload()` must hold `p.payload_len` bytes. Ignored
+  // unless the QP exists and its state processes requests. Returns whether it was processed.
+  bool deliver_request(qp::Qpn qpn, const wire::ParsedFrame& p);
 
   struct Impl;  // requester, responder and completer state (refmodel/model/*.cpp)
 

@@ -28,5 +28,11 @@ struct BringUp {
 // Returns the first modify_qp that was refused, or nullopt when all three succeeded.
 std::optional<qp::ModifyResult> bring_up(Adapter& self, qp::Qpn qpn, const Adapter& peer,
                                          qp::Qpn peer_qpn, const BringUp& params);
+// The same toward a peer known only by its address (a harness replaying another device's
+// traffic: `rocecert check`'s golden replay).
+std::optional<qp::ModifyResult> bring_up(Adapter& self, qp::Qpn qpn,
+                                         const std::array<std::uint8_t, 16>& peer_gid,
+                                         const wire::MacAddr& peer_mac, qp::Qpn peer_qpn,
+                                         const BringUp& params);
 
 }  // namespace rocecert::model

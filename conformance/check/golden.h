@@ -1,0 +1,105 @@
+// The golden replay of one RC request stream (issue 8, "Golden replay"): the requests the
+// capture shows are fed to the model's own responder (refmodel/model/responder.cpp, the same
+// code that reproduces Linux Soft-RoCE frame by frame), and every response of the device under
+// test is compared with the model's answer to the same PSN: the kind of answer (ACK, NAK and
+// its code, READ response, atomic ACK), the MSN, the READ response's position and length.
+//
+// What the wire cannot show is taken from the device, never guessed against it, and said so:
+//   - the receive queue: the model always has a receive WQE; an RNR NAK or an invalid-request
+//     NAK on a SEND (buffer too small) is the device's RQ speaking, and the replay follows it;
+//   - without --setup, the MR table: the model grants every key; a remote access NAK is the
+//     device's key table speaking (key.static judges its consistency);
+//   - the memory's contents: not compared (the host may change its memory at any time);
+//   - what the spec leaves free: ACK coalescing (an ACK may cover any executed PSN, with the MSN
+//     of any moment between that PSN's execution and the ACK), timing.
+// Loss and the tap: requests are fed in capture order when a response arrives, so a response is
+// compared with a model that has seen everything the device could have seen. A request lost
+// after the tap shows as a PSN sequence NAK where the model executed it: the replay takes the
+// device's expected PSN and starts again (a resync) from there. Any other disagreement while the
+// stream showed a disturbance (a gap, a resend, a duplicate, a corrupted frame, a tap error)
+// since the last agreement is also a resync; without one it is a golden.response violation,
+// reported with the model's answer. Resyncs are counted in a note per connection.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "check_internal.h"
+
+namespace rocecert::check::detail {
+
+class GoldenResponder {
+ public:
+  // `responder`/`responder_qpn`: the device QP whose answers are judged. `setup`: the DUT's MR
+  // table and QPs when --setup was given (nullptr otherwise).
+  GoldenResponder(Judge& j, ConnIndex conn, const IpAddr& responder, std::uint32_t responder_qpn,
+                  const Setup* setup);
+  ~GoldenResponder();
+  GoldenResponder(const GoldenResponder&) = delete;
+  GoldenResponder& operator=(const GoldenResponder&) = delete;
+
+  // A request of the stream (an intact one), in capture order; `fresh`: its PSN is the next
+  // one (not a resend, a duplicate or after a gap).
+  void on_request(const Pkt& p, bool fresh);
+  // A response of the device. `mtu`: the stream's path MTU when known. `disturbances`: the
+  // stream's count of gaps, resends, duplicates and corrupted frames so far.
+  void on_response(const Pkt& p, std::optional<std::uint32_t> mtu, std::uint64_t disturbances);
+  void finish();
+
+ private:
+  struct Model;  // the model adapter and what it answered (golden.cpp)
+
+  void feed_pending(std::optional<std::uint32_t> mtu);
+  void refeed_with_mtu(std::uint32_t mtu);
+  void start(std::uint32_t epsn, std::optional<std::uint32_t> mtu);
+  // Drops the model; it starts again on the next request that begins a message, at `at_psn`
+  // (with the device's MSN offset) when the device named its expected PSN.
+  void resync(std::optional<std::uint32_t> at_psn, std::optional<std::uint32_t> msn_offset,
+              std::string_view why);
+  // After a PSN sequence NAK for a request the model executed: the model starts again at
+  // `epsn` from the log's latest copy of it (golden.cpp). False: no such copy.
+  bool restart_from_log(std::uint32_t epsn, std::uint32_t device_msn, std::string_view why);
+  void stop(std::string why);
+  void agree(std::uint64_t disturbances);
+  // A disagreement: a resync when the model may not know what the device saw, else a
+  // golden.response violation (then a resync). `content`: it is about what the request itself
+  // holds (a refusal where the model executed it, or the reverse), which no hidden state
+  // explains: always a violation.
+  void mismatch(const Pkt& p, std::uint64_t disturbances, std::string message,
+                std::string expected, bool content = false);
+  // The response's MSN against the model's range for its PSN, [lo, the model's MSN now]; the
+  // device's MSN offset is learnt first, from an answer the model gave `exact`ly once.
+  bool msn_ok(const Pkt& p, std::uint32_t lo, bool exact);
+
+  Judge& j_;
+  ConnIndex conn_;
+  IpAddr responder_;
+  std::uint32_t responder_qpn_;
+  const Setup* setup_;
+
+  std::unique_ptr<Model> model_;
+  struct Pending {
+    Pkt p;
+    bool fresh = false;
+  };
+  std::deque<Pending> pending_;  // requests not fed yet (capture order)
+  std::vector<Pkt> log_;         // requests fed since the model started (bounded)
+  bool log_full_ = false;
+  bool stopped_ = false;     // the responder left the exchange (fatal NAK): nothing to compare
+  std::string stop_reason_;
+  // One disagreement may be a resync without a disturbance: the capture may start
+  // mid-connection, where the device's state is not known.
+  bool free_resync_ = true;
+  std::uint64_t sync_disturbances_ = 0;  // the stream's count at the last agreement or resync
+  std::optional<std::uint32_t> want_start_;  // PSN to restart from (after a resync)
+  std::optional<std::uint32_t> want_msn_offset_;
+  std::uint64_t compared_ = 0, agreed_ = 0, resyncs_ = 0, restarts_mtu_ = 0, unjudged_mtu_ = 0;
+  std::uint64_t first_frame_ = 0;
+  std::string last_resync_;
+};
+
+}  // namespace rocecert::check::detail

@@ -1,0 +1,189 @@
+// The golden replay (golden.response): the captured requests fed to the model's responder, each
+// response of the device compared with the model's answer. What only the model's responder
+// knows (a WRITE whose payload is not its DMA length, a misaligned atomic, an opcode sequence
+// break) fails when the device answers otherwise; what the wire hides (the receive queue, loss
+// after the tap, the MR table without --setup) is taken from the device, never failed.
+#include <gtest/gtest.h>
+
+#include "conversation.h"
+
+namespace rocecert::testing {
+namespace {
+
+using check::NoteKind;
+using check::RuleId;
+using check::Verdict;
+using wire::Opcode;
+
+std::uint64_t checked(const check::Report& r, RuleId id) {
+  return r.rules[static_cast<std::size_t>(id)].checked;
+}
+std::string replay_note(const check::Report& r) {
+  for (const check::Note& n : r.notes)
+    if (n.kind == NoteKind::Replay) return n.message;
+  return {};
+}
+const check::Violation* first_of(const check::Report& r, RuleId id) {
+  for (const check::Violation& v : r.violations)
+    if (v.rule == id) return &v;
+  return nullptr;
+}
+
+// A WRITE ONLY and its ACK.
+Conversation write_only(std::uint32_t dmalen, std::uint32_t payload) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 101, payload);
+  w.reth = {0x1000, 7, dmalen};
+  c.send(w);
+  c.ack(101, 2);
+  return c;
+}
+
+TEST(CheckGolden, EveryResponseOfACleanExchangeIsComparedAndAgrees) {
+  const check::Report r = write_only(64, 64).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::GoldenResponse), 2u);
+  EXPECT_NE(replay_note(r).find("2 responses compared with the model's responder, 2 agreed"),
+            std::string::npos)
+      << replay_note(r);
+}
+
+TEST(CheckGolden, AWriteAckedThoughItsPayloadIsNotItsDmaLengthFails) {
+  // IBA Vol. 1 §9.7.4: a WRITE ONLY carries exactly its DMA length; the responder NAKs it.
+  const check::Report r = write_only(64, 32).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
+  const check::Violation* v = first_of(r, RuleId::GoldenResponse);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->frame, 4u);
+  EXPECT_NE(v->state.expected.find("NAK_INVALID_REQUEST"), std::string::npos)
+      << v->state.expected;
+}
+
+TEST(CheckGolden, TheSameWriteNakedAsTheModelDoesPasses) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 101, 32);
+  w.reth = {0x1000, 7, 64};
+  c.send(w);
+  c.ack(101, 1, 0x61);  // NAK invalid request
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 0u) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::GoldenResponse), 2u);
+}
+
+TEST(CheckGolden, AMisalignedAtomicExecutedFails) {
+  // IBA Vol. 1 §9.4.5: an atomic's VA is 8-byte aligned, else NAK invalid request.
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  wire::FrameSpec a = c.make(true, Opcode::RC_FETCH_ADD, Conversation::kQpB, 101);
+  a.atomiceth = {0x2004, 9, 1, 0};
+  c.send(a);
+  wire::FrameSpec ack = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, Conversation::kQpA, 101);
+  ack.aeth = {0x1F, 2};
+  c.send(ack);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
+}
+
+TEST(CheckGolden, AnMsnThatJumpsFails) {
+  Conversation c;
+  for (std::uint32_t i = 0; i < 3; ++i) c.req(Opcode::RC_SEND_ONLY, 100 + i, 64);
+  c.ack(100, 1);
+  c.ack(101, 2);
+  c.ack(102, 4);  // three messages: MSN 3
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
+}
+
+TEST(CheckGolden, AnRnrNakIsTheReceiveQueueSpeakingAndTheRetryIsCompared) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.ack(101, 1, 0x20 | 1);  // RNR NAK, timer code 1 (0.01 ms)
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.frames().back().ts += 1'000'000;
+  c.ack(101, 2);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::GoldenResponse), 3u);
+  EXPECT_NE(replay_note(r).find("RNR NAK"), std::string::npos) << replay_note(r);
+}
+
+TEST(CheckGolden, ARequestLostAfterTheTapIsASequenceNakNotAFailure) {
+  // The tap sits before the loss: it shows PSN 101, which the responder never got.
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.req(Opcode::RC_SEND_ONLY, 102, 64);
+  c.ack(100, 1);
+  c.ack(101, 1, 0x60);  // NAK PSN sequence error: 101 expected
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.req(Opcode::RC_SEND_ONLY, 102, 64);
+  c.ack(102, 3);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 0u);
+  EXPECT_NE(replay_note(r).find("lost after the tap"), std::string::npos) << replay_note(r);
+}
+
+TEST(CheckGolden, WithoutSetupARemoteAccessNakIsTheDevicesKeyTable) {
+  Conversation c;
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);
+  w.reth = {0x1000, 7, 64};
+  c.send(w);
+  c.ack(100, 0, 0x62);  // NAK remote access error
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 0u) << describe(r);
+  EXPECT_NE(replay_note(r).find("without --setup"), std::string::npos) << replay_note(r);
+}
+
+TEST(CheckGolden, ReadResponsesAreComparedPacketByPacket) {
+  auto read = [](std::uint32_t last_len) {
+    Conversation c;
+    wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 100);
+    rq.reth = {0x1000, 7, 2048 + 100};
+    c.send(rq);
+    wire::FrameSpec f =
+        c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 100, 1024);
+    f.aeth = {0x1F, 1};
+    c.send(f);
+    c.send(c.make(false, Opcode::RC_RDMA_READ_RESPONSE_MIDDLE, Conversation::kQpA, 101, 1024));
+    wire::FrameSpec l =
+        c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 102, last_len);
+    l.aeth = {0x1F, 1};
+    c.send(l);
+    // The path MTU shows on a multi-packet request as well.
+    c.req(Opcode::RC_SEND_FIRST, 103, 1024);
+    c.req(Opcode::RC_SEND_LAST, 104, 8);
+    c.ack(104, 2);
+    return c.check(strict());
+  };
+  const check::Report good = read(100);
+  EXPECT_EQ(good.verdict, Verdict::PASS) << describe(good);
+  EXPECT_EQ(checked(good, RuleId::GoldenResponse), 4u);
+  const check::Report bad = read(96);
+  EXPECT_EQ(count(bad, RuleId::GoldenResponse), 1u) << describe(bad);
+}
+
+TEST(CheckGolden, OffSwitchLeavesTheRuleUnchecked) {
+  check::Options o;
+  o.profile = strict();
+  o.golden = false;
+  check::Checker k(o);
+  Conversation c = write_only(64, 32);
+  std::uint64_t n = 0;
+  for (const Conversation::Frame& f : c.frames())
+    k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
+                wire::LinkType::Ethernet);
+  const check::Report r = k.finish("off");
+  EXPECT_EQ(checked(r, RuleId::GoldenResponse), 0u);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
