@@ -163,7 +163,9 @@ int check_seeds(const std::filesystem::path& capture, const std::string& dir) {
   const std::string base = dir + "/" + capture.stem().string();
   int n = 0;
   auto emit = [&](const std::string& name, const std::vector<SeedFrame>& fs, std::size_t snap) {
-    if (!write(base + "_" + name, check_seed(options, fs, snap))) return false;
+    // The whole captures also go through the report writers (option bit 3).
+    const auto o = static_cast<std::uint8_t>(options | (name == "whole" ? 8 : 0));
+    if (!write(base + "_" + name, check_seed(o, fs, snap))) return false;
     ++n;
     return true;
   };

@@ -158,6 +158,7 @@ struct Checker::Impl {
   Report report;
   detail::Judge judge;
   detail::KeyEpochs keys;
+  detail::GoldenPool golden;
   std::vector<StreamEntry> streams;
   // (requester, responder, responder QPN)
   std::unordered_map<FlowKey, std::size_t, FlowHash> stream_of;
@@ -190,7 +191,8 @@ struct Checker::Impl {
     const ConnIndex c = judge.new_connection(std::string(transport_name(p.op->transport)),
                                              Endpoint{p.src.str(), std::nullopt},
                                              Endpoint{p.dst.str(), p.bth.dqpn});
-    e.stream = std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, p.bth.dqpn, keys);
+    e.stream = std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, p.bth.dqpn, keys,
+                                                golden);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
     stream_of.emplace(k, idx);

@@ -26,8 +26,8 @@ const std::array<std::uint8_t, kMaxFedPayload> kZeros{};
 
 constexpr std::size_t kMaxPending = 4096;  // requests waiting for a response before being fed
 constexpr std::size_t kMaxLog = 4096;      // requests kept to feed again (the MTU became known)
-constexpr std::size_t kMaxAnswers = 65536;  // PSNs whose answers are remembered
-constexpr std::size_t kMaxModelPages = 64;  // the model's memory is dropped beyond this
+constexpr std::size_t kRecentLog = 256;    // requests kept once the MTU is known
+constexpr std::size_t kMaxAnswers = 4096;  // PSNs whose answers are remembered
 
 // A receive buffer as large as any message (IBA Vol. 1 §9.4: a message is at most 2^31 bytes).
 constexpr std::uint32_t kRecvBytes = 0x8000'0000u;
@@ -71,13 +71,12 @@ struct GoldenResponder::Model final : trace::Observer {
     std::uint8_t resp = 0;        // READ response or atomic ACK opcode, 0: none
     std::uint32_t resp_len = 0;
     bool resp_aeth = false;
-    std::uint32_t resp_msn = 0;   // of the first such response
-    std::uint8_t nak = 0;         // syndrome of the latest NAK / RNR NAK, 0: none
+    std::uint32_t resp_msn = 0;  // of the first such response
+    std::uint8_t nak = 0;        // syndrome of the latest NAK / RNR NAK, 0: none
     std::uint32_t nak_msn = 0;
     bool device_answered = false;  // the device's answer here agreed with the model
     bool answered() const { return count != 0; }
   };
-
 
   sim::EventQueue events;
   model::Adapter ad;
@@ -103,12 +102,14 @@ struct GoldenResponder::Model final : trace::Observer {
     // One ACK per executed packet: the device may coalesce them, and every PSN then has the
     // model's MSN at hand (AckCoalescing in refmodel/include/rocecert/model/adapter.h).
     c.profile.ack.mode = model::AckCoalescing::Mode::EVERY_PACKET;
-    c.profile.error_profile = j.options().profile.model == "rxe" ? errors::ErrorProfile::RXE
-                                                                  : errors::ErrorProfile::IBA;
+    c.profile.error_profile =
+        j.options().profile.model == "rxe" ? errors::ErrorProfile::RXE : errors::ErrorProfile::IBA;
     c.qp.device.active_mtu = qp::PathMtu::MTU_4096;
     return c;
   }
-  explicit Model(const Judge& j) : ad(0, config(j), events, *this) {}
+  explicit Model(const Judge& j) : ad(0, config(j), events, *this) {
+    ad.memory().set_discard(true);
+  }
 
   bool needs_decoded_frames() const override { return true; }
   void on_frame(const trace::FrameEvent& e) override {
@@ -138,21 +139,27 @@ struct GoldenResponder::Model final : trace::Observer {
   // The record of `psn`, created when it is within reach.
   Answer* slot(std::uint32_t psn) {
     if (answers.empty()) base = psn;
-    const std::int32_t d = pdiff(psn, base);
+    std::int32_t d = pdiff(psn, base);
     if (d < 0) {
       if (static_cast<std::size_t>(-d) + answers.size() > kMaxAnswers) return nullptr;
       answers.insert(answers.begin(), static_cast<std::size_t>(-d), Answer{});
       base = psn;
       return &answers.front();
     }
-    while (static_cast<std::size_t>(d) >= answers.size()) {
-      answers.emplace_back();
-      if (answers.size() > kMaxAnswers) {
-        answers.pop_front();
-        base = padd(base, 1);
-      }
+    if (static_cast<std::size_t>(d) >= kMaxAnswers) {
+      // Far ahead of everything remembered: the window starts again there.
+      answers.clear();
+      base = psn;
+      d = 0;
     }
-    return &answers[static_cast<std::size_t>(pdiff(psn, base))];
+    while (static_cast<std::size_t>(d) >= answers.size()) answers.emplace_back();
+    // Bounded: the oldest PSNs go first (a response that old is no longer judged).
+    while (answers.size() > kMaxAnswers) {
+      answers.pop_front();
+      base = padd(base, 1);
+      --d;
+    }
+    return &answers[static_cast<std::size_t>(d)];
   }
   Answer* find(std::uint32_t psn) {
     const std::int32_t d = pdiff(psn, base);
@@ -221,7 +228,8 @@ struct GoldenResponder::Model final : trace::Observer {
     f.payload_off = 0;
     f.payload_len = p.payload_len;
     f.icrc_ok = f.icrc_checked = true;
-    if (consumes_recv_wqe(*op)) {
+    const bool consumes = consumes_recv_wqe(*op);
+    if (consumes) {
       model::RecvWr r;
       r.sg_list.push_back({0, kRecvBytes, recv_lkey});
       ad.post_recv(qpn, r);  // QUEUE_FULL when one is waiting already: fine
@@ -233,17 +241,42 @@ struct GoldenResponder::Model final : trace::Observer {
       a->req_opcode = p.bth.opcode;
     }
     ad.deliver_request(qpn, f);
-    while (!ad.poll_cq(cq, 64).empty()) {
-    }
-    if (ad.memory().page_count() > kMaxModelPages) ad.memory().clear();
+    if (consumes)  // only receives complete on the model's CQ
+      while (!ad.poll_cq(cq, 64).empty()) {
+      }
   }
 };
 
-GoldenResponder::GoldenResponder(Judge& j, ConnIndex conn, const IpAddr& responder,
-                                 std::uint32_t responder_qpn, const Setup* setup)
-    : j_(j), conn_(conn), responder_(responder), responder_qpn_(responder_qpn), setup_(setup) {}
+GoldenResponder::GoldenResponder(Judge& j, GoldenPool& pool, ConnIndex conn,
+                                 const IpAddr& responder, std::uint32_t responder_qpn,
+                                 const Setup* setup)
+    : j_(j),
+      pool_(pool),
+      conn_(conn),
+      responder_(responder),
+      responder_qpn_(responder_qpn),
+      setup_(setup) {}
 
-GoldenResponder::~GoldenResponder() = default;
+GoldenResponder::~GoldenResponder() {
+  set_model(nullptr);
+}
+
+void GoldenResponder::set_model(std::unique_ptr<Model> m) {
+  if (model_) --pool_.live;
+  model_ = std::move(m);
+  if (model_) ++pool_.live;
+}
+
+void GoldenResponder::park_if_idle(const Pkt& p) {
+  if (!model_ || !pending_.empty() || pool_.live <= pool_.budget) return;
+  const Model& m = *model_;
+  // Idle: the device answered the last PSN fed, no message is half done, the MSN is known.
+  if (padd(p.psn(), 1) != m.epsn() || m.ctx().resp.opcode != qp::kNoOpcode || !m.msn_offset) return;
+  want_start_ = m.epsn();
+  want_msn_offset_ = padd(m.msn(), *m.msn_offset);
+  ++parked_;
+  set_model(nullptr);
+}
 
 void GoldenResponder::on_request(const Pkt& p, bool fresh) {
   if (stopped_) return;
@@ -306,7 +339,9 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
   b.mtu = m->mtu;
   b.rq_psn = epsn;
   b.access = qp_access;
-  b.max_dest_rd_atomic = 128;  // the device's responder resources are not on the wire
+  // The device's responder resources are not on the wire: a duplicate READ the model no longer
+  // holds is not judged (on_response).
+  b.max_dest_rd_atomic = 16;
   std::array<std::uint8_t, 16> peer{};
   peer[15] = 1;
   if (!cr.ok() || model::bring_up(ad, m->qpn, peer, {}, qp::Qpn(1), b)) {
@@ -314,7 +349,7 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
     return;
   }
   m->start_psn = epsn;
-  model_ = std::move(m);
+  set_model(std::move(m));
   log_.clear();
   log_full_ = false;
 }
@@ -336,32 +371,41 @@ void GoldenResponder::feed_pending(std::optional<std::uint32_t> mtu) {
       want_start_.reset();
     }
     if (pdiff(p.psn(), model_->start_psn) < 0) continue;  // before the replay's start
-    if (log_.size() < kMaxLog)
-      log_.push_back(p);
-    else
-      log_full_ = true;
+    remember(p);
     model_->feed(p);
   }
 }
 
 void GoldenResponder::refeed_with_mtu(std::uint32_t mtu) {
   // The path MTU became known after the model guessed another: the same requests again, with it.
-  std::vector<Pkt> log = std::move(log_);
+  std::vector<Pkt> log(log_.begin(), log_.end());
+  log_.clear();
   const std::optional<std::uint32_t> offset = model_->msn_offset;
   start(model_->start_psn, mtu);
   if (!model_) return;
   model_->msn_offset = offset;
   for (const Pkt& p : log) {
-    log_.push_back(p);
+    remember(p);
     model_->feed(p);
   }
+}
+
+void GoldenResponder::remember(const Pkt& p) {
+  // While the MTU is a guess every request since the start may have to be fed again; after, only
+  // the recent ones a PSN sequence NAK can send the model back to.
+  const std::size_t limit = model_->mtu_guessed ? kMaxLog : kRecentLog;
+  if (log_.size() >= limit) {
+    if (model_->mtu_guessed) log_full_ = true;
+    log_.pop_front();
+  }
+  log_.push_back(p);
 }
 
 void GoldenResponder::resync(std::optional<std::uint32_t> at_psn,
                              std::optional<std::uint32_t> msn_offset, std::string_view why) {
   ++resyncs_;
   last_resync_ = std::string(why);
-  model_.reset();
+  set_model(nullptr);
   want_start_ = at_psn;
   want_msn_offset_ = msn_offset;
   // sync_disturbances_ stays: what disturbed the stream since the last agreement may still
@@ -378,10 +422,11 @@ bool GoldenResponder::restart_from_log(std::uint32_t epsn, std::uint32_t device_
   // takes as a duplicate: both then stand at the same MSN.
   std::size_t i = log_.size();
   while (i > 0 && !(log_[i - 1].psn() == epsn && log_[i - 1].op->starts_message())) --i;
-  if (i == 0 || log_full_) return false;
+  if (i == 0) return false;
   ++resyncs_;
   last_resync_ = std::string(why);
   std::vector<Pkt> tail(log_.begin() + static_cast<std::ptrdiff_t>(i - 1), log_.end());
+  log_.clear();
   const std::optional<std::uint32_t> mtu =
       model_->mtu_guessed ? std::nullopt : std::optional(model_->mtu);
   start(epsn, mtu);
@@ -397,7 +442,7 @@ bool GoldenResponder::restart_from_log(std::uint32_t epsn, std::uint32_t device_
 void GoldenResponder::stop(std::string why) {
   stopped_ = true;
   stop_reason_ = std::move(why);
-  model_.reset();
+  set_model(nullptr);
   pending_.clear();
 }
 
@@ -458,9 +503,11 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
   const wire::OpcodeInfo& op = *p.op;
   j_.checked(RuleId::GoldenResponse, conn_);
   ++compared_;
-  const std::string model_says = m.describe(p.psn(), a);
+  // What the model answered, for a report: formatted only when one is written.
+  auto model_says = [&] { return m.describe(p.psn(), a); };
   const bool executed = pdiff(p.psn(), m.epsn()) < 0;
-  const wire::OpcodeInfo* req = a != nullptr && a->fed ? &wire::opcode_info(a->req_opcode) : nullptr;
+  const wire::OpcodeInfo* req =
+      a != nullptr && a->fed ? &wire::opcode_info(a->req_opcode) : nullptr;
   if (a == nullptr || !a->fed) {
     // No request with this PSN reached the model since it (re)started: the stream's rules judge
     // a PSN never sent (ack.psn_sent); here it is a request the restart skipped.
@@ -474,12 +521,13 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
   auto agreed = [&] {
     a->device_answered = true;
     agree(disturbances);
+    park_if_idle(p);
   };
   // The model refused this very request for what it holds (opcode sequence, length, QP access,
   // key and bounds under --setup): no state the wire hid changes that decision.
-  const bool model_refused =
-      a != nullptr && a->fed && a->nak != 0 && wire::aeth_kind(a->nak) == AethKind::NAK &&
-      wire::nak_code(a->nak) != NakCode::PSN_SEQUENCE_ERROR;
+  const bool model_refused = a != nullptr && a->fed && a->nak != 0 &&
+                             wire::aeth_kind(a->nak) == AethKind::NAK &&
+                             wire::nak_code(a->nak) != NakCode::PSN_SEQUENCE_ERROR;
 
   if (op.operation == Operation::READ_RESPONSE || op.operation == Operation::ATOMIC_ACK) {
     if (a == nullptr || a->resp == 0 || wire::opcode_info(a->resp).operation != op.operation) {
@@ -488,9 +536,9 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
       if (a != nullptr && a->fed && a->resp == 0 && req != nullptr &&
           req->operation == Operation::READ_REQUEST)
         return;
-      return mismatch(p, disturbances, fmt::format("{} for PSN {:#08x}, but {}", op.name, p.psn(),
-                                                   model_says),
-                      model_says, model_refused);
+      return mismatch(p, disturbances,
+                      fmt::format("{} for PSN {:#08x}, but {}", op.name, p.psn(), model_says()),
+                      model_says(), model_refused);
     }
     const wire::OpcodeInfo& mo = wire::opcode_info(a->resp);
     // A READ resumed mid-way may restart with FIRST or go on with MIDDLE (read.opcode judges
@@ -498,13 +546,13 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
     if (mo.ends_message() != op.ends_message() || a->resp_len != p.payload_len)
       return mismatch(p, disturbances,
                       fmt::format("{} with {} bytes for PSN {:#08x}, but {}", op.name,
-                                  p.payload_len, p.psn(), model_says),
-                      model_says);
+                                  p.payload_len, p.psn(), model_says()),
+                      model_says());
     if (op.has(wire::Header::Aeth) && a->resp_aeth && !msn_ok(p, a->resp_msn, a->count == 1))
       return mismatch(p, disturbances,
                       fmt::format("{} for PSN {:#08x} carries MSN {:#08x}, but {}", op.name,
-                                  p.psn(), p.aeth.msn, model_says),
-                      model_says);
+                                  p.psn(), p.aeth.msn, model_says()),
+                      model_says());
     return agreed();
   }
 
@@ -518,14 +566,14 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
       const bool ok = a != nullptr && executed;
       if (!ok)
         return mismatch(p, disturbances,
-                        fmt::format("ACK for PSN {:#08x}, but {}", p.psn(), model_says),
-                        model_says, model_refused);
+                        fmt::format("ACK for PSN {:#08x}, but {}", p.psn(), model_says()),
+                        model_says(), model_refused);
       const bool has_lo = a->ack || (a->resp != 0 && a->resp_aeth);
       if (has_lo && !msn_ok(p, a->ack ? a->ack_msn : a->resp_msn, a->count == 1))
         return mismatch(p, disturbances,
                         fmt::format("ACK for PSN {:#08x} carries MSN {:#08x}, but {}", p.psn(),
-                                    p.aeth.msn, model_says),
-                        model_says);
+                                    p.aeth.msn, model_says()),
+                        model_says());
       return agreed();
     }
     case AethKind::RNR_NAK:
@@ -535,10 +583,10 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
         agree(disturbances);
         return resync(p.psn(), p.aeth.msn, "RNR NAK");
       }
-      return mismatch(p, disturbances,
-                      fmt::format("{} for PSN {:#08x}, but {}", syndrome_name(syn), p.psn(),
-                                  model_says),
-                      model_says);
+      return mismatch(
+          p, disturbances,
+          fmt::format("{} for PSN {:#08x}, but {}", syndrome_name(syn), p.psn(), model_says()),
+          model_says());
     case AethKind::RESERVED:
       return;  // ack.syndrome reports it
     case AethKind::NAK:
@@ -584,15 +632,15 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
   // A refusal where the model executed the same request, or another refusal than the model's.
   const bool content = a != nullptr && a->fed && (executed || model_refused);
   mismatch(p, disturbances,
-           fmt::format("{} for PSN {:#08x}, but {}", syndrome_name(syn), p.psn(), model_says),
-           model_says, content);
+           fmt::format("{} for PSN {:#08x}, but {}", syndrome_name(syn), p.psn(), model_says()),
+           model_says(), content);
 }
 
 void GoldenResponder::finish() {
   if (compared_ == 0 && unjudged_mtu_ == 0) return;
-  std::string s = fmt::format(
-      "golden replay: {} responses compared with the model's responder, {} agreed", compared_,
-      agreed_);
+  std::string s =
+      fmt::format("golden replay: {} responses compared with the model's responder, {} agreed",
+                  compared_, agreed_);
   if (resyncs_ != 0)
     s += fmt::format("; {} resync{} (last: {})", resyncs_, resyncs_ == 1 ? "" : "s", last_resync_);
   if (unjudged_mtu_ != 0)

@@ -32,12 +32,20 @@
 
 namespace rocecert::check::detail {
 
+// The models alive in one checker: past the budget, a connection whose device has answered
+// everything fed to its model parks it (drops it, to start again at the next PSN with the MSN it
+// reached), so that memory follows the connections active at once, not all of them.
+struct GoldenPool {
+  std::size_t live = 0;
+  std::size_t budget = 1024;
+};
+
 class GoldenResponder {
  public:
   // `responder`/`responder_qpn`: the device QP whose answers are judged. `setup`: the DUT's MR
   // table and QPs when --setup was given (nullptr otherwise).
-  GoldenResponder(Judge& j, ConnIndex conn, const IpAddr& responder, std::uint32_t responder_qpn,
-                  const Setup* setup);
+  GoldenResponder(Judge& j, GoldenPool& pool, ConnIndex conn, const IpAddr& responder,
+                  std::uint32_t responder_qpn, const Setup* setup);
   ~GoldenResponder();
   GoldenResponder(const GoldenResponder&) = delete;
   GoldenResponder& operator=(const GoldenResponder&) = delete;
@@ -55,6 +63,7 @@ class GoldenResponder {
 
   void feed_pending(std::optional<std::uint32_t> mtu);
   void refeed_with_mtu(std::uint32_t mtu);
+  void remember(const Pkt& p);  // into the log
   void start(std::uint32_t epsn, std::optional<std::uint32_t> mtu);
   // Drops the model; it starts again on the next request that begins a message, at `at_psn`
   // (with the device's MSN offset) when the device named its expected PSN.
@@ -64,18 +73,21 @@ class GoldenResponder {
   // `epsn` from the log's latest copy of it (golden.cpp). False: no such copy.
   bool restart_from_log(std::uint32_t epsn, std::uint32_t device_msn, std::string_view why);
   void stop(std::string why);
+  void set_model(std::unique_ptr<Model> m);  // keeps the pool's count
+  void park_if_idle(const Pkt& p);
   void agree(std::uint64_t disturbances);
   // A disagreement: a resync when the model may not know what the device saw, else a
   // golden.response violation (then a resync). `content`: it is about what the request itself
   // holds (a refusal where the model executed it, or the reverse), which no hidden state
   // explains: always a violation.
-  void mismatch(const Pkt& p, std::uint64_t disturbances, std::string message,
-                std::string expected, bool content = false);
+  void mismatch(const Pkt& p, std::uint64_t disturbances, std::string message, std::string expected,
+                bool content = false);
   // The response's MSN against the model's range for its PSN, [lo, the model's MSN now]; the
   // device's MSN offset is learnt first, from an answer the model gave `exact`ly once.
   bool msn_ok(const Pkt& p, std::uint32_t lo, bool exact);
 
   Judge& j_;
+  GoldenPool& pool_;
   ConnIndex conn_;
   IpAddr responder_;
   std::uint32_t responder_qpn_;
@@ -87,17 +99,18 @@ class GoldenResponder {
     bool fresh = false;
   };
   std::deque<Pending> pending_;  // requests not fed yet (capture order)
-  std::vector<Pkt> log_;         // requests fed since the model started (bounded)
+  std::deque<Pkt> log_;          // requests fed since the model started (bounded)
   bool log_full_ = false;
-  bool stopped_ = false;     // the responder left the exchange (fatal NAK): nothing to compare
+  bool stopped_ = false;  // the responder left the exchange (fatal NAK): nothing to compare
   std::string stop_reason_;
   // One disagreement may be a resync without a disturbance: the capture may start
   // mid-connection, where the device's state is not known.
   bool free_resync_ = true;
-  std::uint64_t sync_disturbances_ = 0;  // the stream's count at the last agreement or resync
+  std::uint64_t sync_disturbances_ = 0;      // the stream's count at the last agreement or resync
   std::optional<std::uint32_t> want_start_;  // PSN to restart from (after a resync)
   std::optional<std::uint32_t> want_msn_offset_;
-  std::uint64_t compared_ = 0, agreed_ = 0, resyncs_ = 0, restarts_mtu_ = 0, unjudged_mtu_ = 0;
+  std::uint64_t compared_ = 0, agreed_ = 0, resyncs_ = 0, restarts_mtu_ = 0, unjudged_mtu_ = 0,
+                parked_ = 0;
   std::uint64_t first_frame_ = 0;
   std::string last_resync_;
 };

@@ -33,6 +33,7 @@ void for_each_piece(std::uint64_t addr, std::uint64_t length, F f) {
 
 bool HostMemory::write(std::uint64_t addr, std::span<const std::uint8_t> data) {
   if (!range_fits(addr, data.size())) return false;
+  if (discard_) return true;
   for_each_piece(addr, data.size(),
                  [&](std::uint64_t page, std::size_t in_page, std::size_t off, std::size_t n) {
                    Page& p = pages_[page];
@@ -60,6 +61,7 @@ bool HostMemory::read(std::uint64_t addr, std::span<std::uint8_t> out) const {
 
 bool HostMemory::fill(std::uint64_t addr, std::uint64_t length, std::uint8_t value) {
   if (!range_fits(addr, length)) return false;
+  if (discard_) return true;
   for_each_piece(addr, length,
                  [&](std::uint64_t page, std::size_t in_page, std::size_t, std::size_t n) {
                    auto it = pages_.find(page);

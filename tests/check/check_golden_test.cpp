@@ -58,8 +58,7 @@ TEST(CheckGolden, AWriteAckedThoughItsPayloadIsNotItsDmaLengthFails) {
   const check::Violation* v = first_of(r, RuleId::GoldenResponse);
   ASSERT_NE(v, nullptr);
   EXPECT_EQ(v->frame, 4u);
-  EXPECT_NE(v->state.expected.find("NAK_INVALID_REQUEST"), std::string::npos)
-      << v->state.expected;
+  EXPECT_NE(v->state.expected.find("NAK_INVALID_REQUEST"), std::string::npos) << v->state.expected;
 }
 
 TEST(CheckGolden, TheSameWriteNakedAsTheModelDoesPasses) {

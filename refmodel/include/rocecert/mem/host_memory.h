@@ -45,6 +45,13 @@ class HostMemory {
 
   std::size_t page_count() const { return pages_.size(); }
   void clear() { pages_.clear(); }
+  // Discard mode: writes (and atomic updates) are checked for range and dropped, every byte reads
+  // as zero. For a harness that never looks at memory contents (`rocecert check`'s golden
+  // replay), so that the data a capture moves costs neither memory nor time.
+  void set_discard(bool discard) {
+    discard_ = discard;
+    if (discard) pages_.clear();
+  }
 
   // Equal contents: an absent page equals a page of zeros.
   friend bool operator==(const HostMemory& a, const HostMemory& b);
@@ -52,6 +59,7 @@ class HostMemory {
  private:
   using Page = std::vector<std::uint8_t>;  // kPageSize bytes
   std::map<std::uint64_t, Page> pages_;    // key: page number (addr / kPageSize)
+  bool discard_ = false;
 };
 
 }  // namespace rocecert::mem
