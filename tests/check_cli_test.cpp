@@ -413,6 +413,25 @@ TEST(CliCheck, JobsDoNotChangeTheReport) {
   std::filesystem::remove(two);
 }
 
+// --events: the real completion log is held against its capture; a broken one exits 2 naming
+// the file, the line and the byte offset.
+TEST(CliCheck, EventsAreHeldAgainstTheWireAndABrokenLogIsLocated) {
+  const std::string capture = real("multi_qp_errors.pcap");
+  const CommandResult ok =
+      run_check("--events " + real("multi_qp_errors.events.jsonl") + " " + capture);
+  EXPECT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_NE(ok.out.find("events.wc_status"), std::string::npos) << ok.out;
+  const std::string bad = temp_path("bad.jsonl");
+  std::ofstream(bad) << "{\"event\": \"wc\", \"host\": \"10.0.0.1\", \"qpn\": 33, "
+                        "\"status\": \"SUCCESS\"}\n{\"event\": \"wc\"\n";
+  const CommandResult r = run_check("--events " + bad + " " + capture);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--events " + bad + ": line 2 (byte offset 82): invalid JSON"),
+            std::string::npos)
+      << r.err;
+  std::filesystem::remove(bad);
+}
+
 // --no-golden: the replay's rule is not evaluated; everything else is the same.
 TEST(CliCheck, NoGoldenSkipsOnlyTheReplay) {
   const std::string with = temp_path("golden.json"), without = temp_path("nogolden.json");

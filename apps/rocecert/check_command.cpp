@@ -101,6 +101,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
                   "Threads: 2 or more decode on one while the rules run on another, and check "
                   "several captures side by side (default 1)")
       ->check(CLI::Range(1u, 64u));
+  chk->add_option("--events", args.events,
+                  "The DUT's log while the capture was taken: JSON lines of work completions, QP "
+                  "states and async events (docs/check.md); held against the wire (events.*)");
   chk->add_flag("--no-golden", args.no_golden,
                 "Skip the golden replay (the RC requests fed to the model's responder, its "
                 "answers compared with the device's: rule golden.response)");
@@ -131,6 +134,14 @@ int run_check(const CheckArgs& args) {
       opts.setup = std::make_shared<const check::Setup>(check::load_setup(args.setup));
     } catch (const conformance::ScenarioError& e) {
       fmt::print(stderr, "rocecert check: --setup {}\n", e.what());
+      return 2;
+    }
+  }
+  if (!args.events.empty()) {
+    try {
+      opts.events = std::make_shared<const check::Events>(check::load_events(args.events));
+    } catch (const check::EventsError& e) {
+      fmt::print(stderr, "rocecert check: --events {}\n", e.what());
       return 2;
     }
   }

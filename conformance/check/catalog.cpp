@@ -38,6 +38,8 @@ std::string_view to_string(Needs n) {
       return "timing";
     case Needs::Endpoint:
       return "endpoint";
+    case Needs::Events:
+      return "events";
   }
   return "?";
 }

@@ -570,6 +570,12 @@ struct Checker::Impl {
     }
     drain();
     for (StreamEntry& e : streams) e.stream->finish();
+    if (opts.events && !opts.reconstruct_only) {
+      std::vector<const detail::Stream*> all;
+      all.reserve(streams.size());
+      for (const StreamEntry& e : streams) all.push_back(e.stream.get());
+      detail::check_events(judge, *opts.events, all);
+    }
     std::size_t undecided = 0;
     std::uint64_t first_undecided = 0;
     for (const auto& [p, c] : unmarked_cnps) {

@@ -64,6 +64,7 @@ verdict `DEVIATION` instead of `FAIL`. A profile naming a rule id that is not be
 | `pair` | both directions of a connection, requests paired with their responses |
 | `timing` | `pair`, plus the capture's timestamps |
 | `endpoint` | everything addressed to one host (keys are per responder) |
+| `events` | the DUT's own log (`--events`: completions, QP states) against the wire |
 )";
 
 }  // namespace

@@ -157,6 +157,8 @@ void Stream::on_request(const Pkt& p) {
   if (!started_) {
     started_ = true;
     first_psn_ = base_ = una_ = next_ = p.psn();
+    requester_ = p.src;
+    first_frame_ = p.frame;
   }
   const bool fresh = p.psn() == next_;
   if (!fresh) ++disturbances_;  // a gap, a resend or a duplicate
@@ -577,6 +579,10 @@ Stream::ReadReq* Stream::read_holding(std::uint32_t psn) {
 
 void Stream::on_response(const Pkt& p) {
   ++responses_;
+  if (!requester_qpn_) requester_qpn_ = p.bth.dqpn;
+  // A response that does not advance (a copy, a re-answer, one overtaken on the way): the
+  // responder saw something the tap may not show in its order.
+  if (highest_resp_ && pdiff(p.psn(), *highest_resp_) <= 0) ++disturbances_;
   if (!started_) {
     if (!noted_early_response_)
       j_.note(NoteKind::Gap, conn_, p.frame,
@@ -783,6 +789,7 @@ void Stream::on_ack(const Pkt& p) {
       check_msn(p, padd(psn, -1), true, true);
       acknowledge_through(p, psn);
       ++rnr_naks_;
+      ++rnr_naks_total_;
       const auto wait = static_cast<std::int64_t>(qp::rnr_timer_ns(wire::aeth_value(s)));
       nak_points_.push_back({psn, true, p.ts + wait, p.frame});
       break;
@@ -802,6 +809,7 @@ void Stream::on_ack(const Pkt& p) {
         fatal_ts_ = p.ts;
         fatal_frame_ = p.frame;
         fatal_psn_ = psn;
+        fatal_syndrome_ = s;
       }
       if (code == wire::NakCode::REMOTE_ACCESS_ERROR)
         for (PendingAccess& a : accesses_)

@@ -18,6 +18,7 @@
 
 #include "check_internal.h"
 #include "golden.h"
+#include "rocecert/check/events.h"
 
 namespace rocecert::check::detail {
 
@@ -55,6 +56,22 @@ class Stream {
   std::uint32_t first_psn() const { return first_psn_; }
   std::uint32_t next_psn() const { return next_; }
   std::uint64_t responses() const { return responses_; }
+  // What --events is held against (events_rules.cpp).
+  const IpAddr& responder() const { return responder_; }
+  std::uint32_t responder_qpn() const { return responder_qpn_; }
+  const std::optional<IpAddr>& requester() const { return requester_; }
+  std::optional<std::uint32_t> requester_qpn() const { return requester_qpn_; }
+  struct Fatal {
+    std::uint64_t frame = 0;
+    std::uint8_t syndrome = 0;
+  };
+  std::optional<Fatal> fatal() const {
+    if (!fatal_) return std::nullopt;
+    return Fatal{fatal_frame_, fatal_syndrome_};
+  }
+  std::uint64_t resends() const { return resends_; }
+  std::uint64_t rnr_naks_seen() const { return rnr_naks_total_; }
+  std::uint64_t first_frame() const { return first_frame_; }
 
  private:
   enum class Access : std::uint8_t { Write, Read, Atomic };
@@ -153,6 +170,11 @@ class Stream {
   ConnIndex conn_;
   wire::Transport transport_;
   IpAddr responder_;
+  std::optional<IpAddr> requester_;             // the requests' source
+  std::optional<std::uint32_t> requester_qpn_;  // the responses' destination QPN
+  std::uint64_t first_frame_ = 0;
+  std::uint8_t fatal_syndrome_ = 0;
+  std::uint64_t rnr_naks_total_ = 0;
   std::uint32_t responder_qpn_;
   KeyEpochs& keys_;
 
@@ -210,5 +232,9 @@ class Stream {
   std::uint64_t disturbances_ = 0;
   std::unique_ptr<GoldenResponder> golden_;  // RC only, unless Options::golden is off
 };
+
+// --events against the wire (events_rules.cpp): events.wc_status, events.flush. After every
+// stream's finish().
+void check_events(Judge& j, const Events& events, const std::vector<const Stream*>& streams);
 
 }  // namespace rocecert::check::detail

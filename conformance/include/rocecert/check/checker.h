@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "rocecert/check/events.h"
 #include "rocecert/check/profile.h"
 #include "rocecert/check/report.h"
 #include "rocecert/check/setup.h"
@@ -29,6 +30,8 @@ struct Options {
   bool reconstruct_only = false;
   // The golden replay (golden.response): RC requests fed to the model's responder.
   bool golden = true;
+  // The DUT's log (--events): its completions held against the wire (events.*).
+  std::shared_ptr<const Events> events;
 };
 
 // A direction of traffic: (source IP, destination IP, destination QPN); IPv4 addresses are in
