@@ -450,11 +450,20 @@ void Stream::old_packet(const Pkt& p) {
   }
   if (r && r->seen && !r->read_slot && r->icrc == p.icrc && r->ip_id == p.ip_id &&
       r->opcode == op.value) {
-    // The very same frame again (IPv4 id included): duplicated by the link or the tap.
+    // The very same frame again (IPv4 id included): duplicated by the link or the tap. (IPv6
+    // has no id: a resend looks the same.) Either way the responder may answer it again, with
+    // the MSN of that moment, so its answers no longer set the MSN baseline.
     ++link_duplicates_;
     if (is_atomic(op.operation))
       for (AtomicReq& a : atomics_)
         if (a.psn == p.psn()) ++a.requests;
+    if (op.operation == Operation::READ_REQUEST)
+      if (ReadReq* rr = read_holding(p.psn()); rr && rr->first == p.psn()) rr->repeated = true;
+    if (p.src.version == 6) {
+      // Without an IP id a go-back-N resend is byte for byte its original: it may answer a NAK.
+      ++resends_;
+      if (nak_wait_ && pdiff(p.psn(), nak_wait_->psn) >= 0) nak_wait_.reset();
+    }
     return;
   }
   start_resend(p);
