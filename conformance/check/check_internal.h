@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rocecert/check/checker.h"
+#include "rocecert/errors/error_table.h"
 #include "rocecert/qp/ids.h"
 #include "rocecert/wire/decode.h"
 
@@ -110,6 +111,11 @@ class Judge {
   std::vector<ConnIndex> forward_;  // forward_[i] == i for a survivor
   Ticket last_;
 };
+
+// The golden model's error profile a check profile names ("model": "rxe" or "iba").
+inline errors::ErrorProfile model_error_profile(const Profile& p) {
+  return p.model == "rxe" ? errors::ErrorProfile::RXE : errors::ErrorProfile::IBA;
+}
 
 // Wire rules: everything one frame shows (wire.*, ack.syndrome, cnp.format). `conn` is the
 // frame's connection when known.

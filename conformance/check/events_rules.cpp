@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "rocecert/errors/error_table.h"
 #include "stream.h"
 
 namespace rocecert::check::detail {
@@ -12,22 +13,13 @@ namespace {
 
 using cq::WcStatus;
 
-// The completion status of the WQE a fatal NAK names (IBA Vol. 1 §9.9.2-9.9.3, §10.8.3;
-// docs/spec-notes.md §4.3).
-std::optional<WcStatus> status_for_nak(std::uint8_t syndrome) {
-  switch (wire::nak_code(syndrome).value_or(wire::NakCode::PSN_SEQUENCE_ERROR)) {
-    case wire::NakCode::INVALID_REQUEST:
-      return WcStatus::REM_INV_REQ_ERR;
-    case wire::NakCode::REMOTE_ACCESS_ERROR:
-      return WcStatus::REM_ACCESS_ERR;
-    case wire::NakCode::REMOTE_OPERATIONAL_ERROR:
-      return WcStatus::REM_OP_ERR;
-    case wire::NakCode::INVALID_RD_REQUEST:
-      return WcStatus::REM_INV_RD_REQ_ERR;
-    case wire::NakCode::PSN_SEQUENCE_ERROR:
-      break;
-  }
-  return std::nullopt;
+// The completion status of the WQE a fatal NAK names: the errors table's (the model's one
+// source; IBA Vol. 1 §9.9.2-9.9.3, §10.8.3; docs/errors.md), under the profile's model.
+std::optional<WcStatus> status_for_nak(std::uint8_t syndrome, errors::ErrorProfile profile) {
+  if (wire::nak_code(syndrome) == wire::NakCode::PSN_SEQUENCE_ERROR) return std::nullopt;
+  const std::optional<errors::ErrorClass> cls = errors::error_for_syndrome(syndrome);
+  if (!cls) return std::nullopt;
+  return errors::outcome(*cls, qp::QpType::RC, profile).requester_status;
 }
 
 bool is_remote(WcStatus s) {
@@ -51,6 +43,7 @@ void check_events(Judge& j, const Events& events, const std::vector<const Stream
   for (const Event& e : events.events)
     if (e.kind == Event::Kind::Wc) wcs[{e.host, *e.qpn}].push_back(&e);
   auto where = [&](const Event& e) { return fmt::format("{} line {}", events.file, e.line); };
+  const errors::ErrorProfile profile = model_error_profile(j.options().profile);
 
   std::map<QpKey, const Stream*> as_requester;
   std::map<QpKey, ConnIndex> conn_of;
@@ -90,7 +83,7 @@ void check_events(Judge& j, const Events& events, const std::vector<const Stream
     const Stream& s = *r->second;
     const std::optional<Stream::Fatal> fatal = s.fatal();
     const std::optional<WcStatus> nak_status =
-        fatal ? status_for_nak(fatal->syndrome) : std::nullopt;
+        fatal ? status_for_nak(fatal->syndrome, profile) : std::nullopt;
     if (first_error == nullptr) {
       if (!nak_status) continue;
       // The wire shows a fatal NAK; the log has completions of this QP but no error.

@@ -102,8 +102,7 @@ struct GoldenResponder::Model final : trace::Observer {
     // One ACK per executed packet: the device may coalesce them, and every PSN then has the
     // model's MSN at hand (AckCoalescing in refmodel/include/rocecert/model/adapter.h).
     c.profile.ack.mode = model::AckCoalescing::Mode::EVERY_PACKET;
-    c.profile.error_profile =
-        j.options().profile.model == "rxe" ? errors::ErrorProfile::RXE : errors::ErrorProfile::IBA;
+    c.profile.error_profile = model_error_profile(j.options().profile);
     c.qp.device.active_mtu = qp::PathMtu::MTU_4096;
     return c;
   }
