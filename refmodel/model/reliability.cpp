@@ -140,7 +140,11 @@ void Adapter::Impl::on_rnr_nak(Qp& q, qp::Psn psn, std::uint8_t timer_code) {
     c->req.wait_for_rnr_timer = false;
     c->req.rnr_deadline = qp::kNoDeadline;
     if (!qp::state_rules(c->state()).processes_responses) return;
-    go_back_n(*waited, psn);
+    // ACKs that came during the wait may have acknowledged the NAKed PSN and more (the RNR NAK
+    // was overtaken, or the responder got a copy in time): going back behind comp.psn would
+    // leave PSNs outstanding that no WQE resends, and the ACK timer would retry them forever.
+    const qp::Psn from = qp::psn_before(psn, c->req.comp_psn) ? c->req.comp_psn : psn;
+    go_back_n(*waited, from);
     arm_retransmit(*waited);
   });
 }
