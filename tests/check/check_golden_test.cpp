@@ -145,18 +145,7 @@ TEST(CheckGolden, WithoutSetupARemoteAccessNakIsTheDevicesKeyTable) {
 TEST(CheckGolden, ReadResponsesAreComparedPacketByPacket) {
   auto read = [](std::uint32_t last_len) {
     Conversation c;
-    wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 100);
-    rq.reth = {0x1000, 7, 2048 + 100};
-    c.send(rq);
-    wire::FrameSpec f =
-        c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 100, 1024);
-    f.aeth = {0x1F, 1};
-    c.send(f);
-    c.send(c.make(false, Opcode::RC_RDMA_READ_RESPONSE_MIDDLE, Conversation::kQpA, 101, 1024));
-    wire::FrameSpec l =
-        c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 102, last_len);
-    l.aeth = {0x1F, 1};
-    c.send(l);
+    c.read_three(100, 2048 + 100, last_len, 1);
     // The path MTU shows on a multi-packet request as well.
     c.req(Opcode::RC_SEND_FIRST, 103, 1024);
     c.req(Opcode::RC_SEND_LAST, 104, 8);

@@ -136,18 +136,7 @@ Conversation read3000(std::uint32_t last_len) {
   c.req(Opcode::RC_SEND_FIRST, 99, 1024);  // sets the path MTU
   wire::FrameSpec last = c.make(true, Opcode::RC_SEND_LAST, Conversation::kQpB, 100, 4);
   c.send(last);
-  wire::FrameSpec rd = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 101);
-  rd.reth = {0x1000, 7, 3000};
-  c.send(rd);
-  wire::FrameSpec f =
-      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 101, 1024);
-  f.aeth = {0x1F, 2};
-  c.send(f);
-  c.send(c.make(false, Opcode::RC_RDMA_READ_RESPONSE_MIDDLE, Conversation::kQpA, 102, 1024));
-  wire::FrameSpec l =
-      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 103, last_len);
-  l.aeth = {0x1F, 2};
-  c.send(l);
+  c.read_three(101, 3000, last_len, 2);
   c.req(Opcode::RC_SEND_ONLY, 104, 8);  // next PSN after the READ's three
   c.ack(104, 3);
   return c;

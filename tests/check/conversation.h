@@ -65,6 +65,23 @@ class Conversation {
     send(s);
   }
 
+  // A READ of `dmalen` bytes at `psn` from A, answered by B with FIRST, MIDDLE (1024 bytes each:
+  // a path MTU of 1024) and a LAST of `last_len` bytes, the AETHs carrying `msn`.
+  void read_three(std::uint32_t psn, std::uint32_t dmalen, std::uint32_t last_len,
+                  std::uint32_t msn) {
+    wire::FrameSpec rq = make(true, wire::Opcode::RC_RDMA_READ_REQUEST, kQpB, psn);
+    rq.reth = {0x1000, 7, dmalen};
+    send(rq);
+    wire::FrameSpec f = make(false, wire::Opcode::RC_RDMA_READ_RESPONSE_FIRST, kQpA, psn, 1024);
+    f.aeth = {0x1F, msn};
+    send(f);
+    send(make(false, wire::Opcode::RC_RDMA_READ_RESPONSE_MIDDLE, kQpA, psn + 1, 1024));
+    wire::FrameSpec l =
+        make(false, wire::Opcode::RC_RDMA_READ_RESPONSE_LAST, kQpA, psn + 2, last_len);
+    l.aeth = {0x1F, msn};
+    send(l);
+  }
+
   check::Report check(check::Profile profile) const {
     check::Options o;
     o.profile = std::move(profile);
