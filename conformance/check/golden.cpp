@@ -273,7 +273,6 @@ void GoldenResponder::park_if_idle(const Pkt& p) {
   if (padd(p.psn(), 1) != m.epsn() || m.ctx().resp.opcode != qp::kNoOpcode || !m.msn_offset) return;
   want_start_ = m.epsn();
   want_msn_offset_ = padd(m.msn(), *m.msn_offset);
-  ++parked_;
   set_model(nullptr);
 }
 
@@ -485,7 +484,6 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
                                   std::uint64_t disturbances) {
   if (stopped_) return;
   if (model_ && model_->mtu_guessed && mtu && *mtu != model_->mtu) {
-    ++restarts_mtu_;
     if (log_full_)
       resync(std::nullopt, std::nullopt, "the path MTU became known late");
     else

@@ -109,8 +109,7 @@ class GoldenResponder {
   std::uint64_t sync_disturbances_ = 0;      // the stream's count at the last agreement or resync
   std::optional<std::uint32_t> want_start_;  // PSN to restart from (after a resync)
   std::optional<std::uint32_t> want_msn_offset_;
-  std::uint64_t compared_ = 0, agreed_ = 0, resyncs_ = 0, restarts_mtu_ = 0, unjudged_mtu_ = 0,
-                parked_ = 0;
+  std::uint64_t compared_ = 0, agreed_ = 0, resyncs_ = 0, unjudged_mtu_ = 0;
   std::uint64_t first_frame_ = 0;
   std::string last_resync_;
 };
