@@ -98,8 +98,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
                   "The DUT's MRs and QPs: a scenario file whose reg_mr/create_qp steps carry "
                   "dut_rkey/dut_qpn (docs/check.md); key enforcement is judged against it");
   chk->add_option("-j,--jobs", args.jobs,
-                  "Threads: 2 or more decode on one while the rules run on another, and check "
-                  "several captures side by side (default 1)")
+                  "Threads: 2 or more run the golden replay on one while the rules run on "
+                  "another (3 or more: decoding on a third), and check several captures side "
+                  "by side (default 1)")
       ->check(CLI::Range(1u, 64u));
   chk->add_option("--events", args.events,
                   "The DUT's log while the capture was taken: JSON lines of work completions, QP "

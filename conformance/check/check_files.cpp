@@ -1,7 +1,8 @@
-// check_files: one capture after another on one thread, or with Options::jobs >= 2 a two-stage
-// pipeline per capture (reading + decoding + ICRC on one thread, reconstruction and rules on
-// the other: each stage is about half the work) and several captures side by side. The result
-// is the same report whatever the number of jobs.
+// check_files: one capture after another on one thread; with Options::jobs >= 2, one capture
+// is spread over threads (the golden replay on the Checker's own thread, golden.h; reading +
+// decoding + ICRC on another when there is a third or no replay, the reconstruction and the rules
+// on the calling thread), and several captures are checked side by side, one thread each. The
+// result is the same report whatever the number of jobs.
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -17,7 +18,7 @@ namespace {
 
 // A batch of decoded frames whose bytes live in the batch's own arena.
 struct Batch {
-  static constexpr std::size_t kArena = std::size_t{4} << 20;
+  static constexpr std::size_t kArena = std::size_t{256} << 10;
   std::vector<std::uint8_t> arena;
   struct Item {
     std::uint64_t frame;
@@ -145,15 +146,21 @@ Report check_files(const std::vector<std::string>& files, const Options& opts) {
   if (opts.jobs <= 1) {
     for (std::size_t i = 0; i < files.size(); ++i) parts[i] = check_one(files[i], opts);
   } else if (files.size() == 1) {
-    parts[0] = check_pipelined(files[0], opts);
+    // Two threads: the golden replay on one (the Checker's), everything else on the other; the
+    // decoding pipeline as well only when there is a third, or no replay (docs/bench.md).
+    const bool replay = opts.golden && !opts.reconstruct_only;
+    parts[0] =
+        replay && opts.jobs == 2 ? check_one(files[0], opts) : check_pipelined(files[0], opts);
   } else {
     // Several captures: one per thread at a time; the first error (in file order) is thrown.
+    Options one = opts;  // a thread per capture: no pipeline inside
+    one.jobs = 1;
     std::atomic<std::size_t> next{0};
     std::vector<std::exception_ptr> errors(files.size());
     auto work = [&] {
       for (std::size_t i; (i = next.fetch_add(1)) < files.size();) {
         try {
-          parts[i] = check_one(files[i], opts);
+          parts[i] = check_one(files[i], one);
         } catch (...) {
           errors[i] = std::current_exception();
         }

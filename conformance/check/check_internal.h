@@ -81,6 +81,10 @@ class Judge {
     ++report_.rules[i].checked;
     if (c) ++report_.connections[forward_[*c]].rules[i].checked;
   }
+  void checked(RuleId r, ConnIndex c, std::uint64_t n) {  // n checks at once
+    report_.rules[static_cast<std::size_t>(r)].checked += n;
+    conn(c).rules[static_cast<std::size_t>(r)].checked += n;
+  }
   // A violation of `r` at `p`; a profile deviation turns it into a DEVIATION.
   void violation(RuleId r, std::string_view cause, const Pkt& p, std::optional<ConnIndex> c,
                  std::string message, StateSnapshot state = {});

@@ -158,8 +158,9 @@ struct Checker::Impl {
   Report report;
   detail::Judge judge;
   detail::KeyEpochs keys;
-  detail::GoldenPool golden;
   std::vector<StreamEntry> streams;
+  // After the streams: destroyed first, its thread stops before the replays it runs go away.
+  detail::GoldenReplay golden{judge, opts.jobs >= 2 && opts.golden && !opts.reconstruct_only};
   // (requester, responder, responder QPN)
   std::unordered_map<FlowKey, std::size_t, FlowHash> stream_of;
   // (responder, requester, requester QPN)
@@ -570,6 +571,7 @@ struct Checker::Impl {
     }
     drain();
     for (StreamEntry& e : streams) e.stream->finish();
+    golden.settle();
     if (opts.events && !opts.reconstruct_only) {
       std::vector<const detail::Stream*> all;
       all.reserve(streams.size());

@@ -96,17 +96,17 @@ struct GoldenResponder::Model final : trace::Observer {
   std::uint32_t base = 0;
   std::deque<Answer> answers;
 
-  static model::AdapterConfig config(const Judge& j) {
+  static model::AdapterConfig config(const Options& o) {
     model::AdapterConfig c;
     c.name = "golden";
     // One ACK per executed packet: the device may coalesce them, and every PSN then has the
     // model's MSN at hand (AckCoalescing in refmodel/include/rocecert/model/adapter.h).
     c.profile.ack.mode = model::AckCoalescing::Mode::EVERY_PACKET;
-    c.profile.error_profile = model_error_profile(j.options().profile);
+    c.profile.error_profile = model_error_profile(o.profile);
     c.qp.device.active_mtu = qp::PathMtu::MTU_4096;
     return c;
   }
-  explicit Model(const Judge& j) : ad(0, config(j), events, *this) {
+  explicit Model(const Options& o) : ad(0, config(o), events, *this) {
     ad.memory().set_discard(true);
   }
 
@@ -246,11 +246,9 @@ struct GoldenResponder::Model final : trace::Observer {
   }
 };
 
-GoldenResponder::GoldenResponder(Judge& j, GoldenPool& pool, ConnIndex conn,
-                                 const IpAddr& responder, std::uint32_t responder_qpn,
-                                 const Setup* setup)
-    : j_(j),
-      pool_(pool),
+GoldenResponder::GoldenResponder(GoldenReplay& replay, ConnIndex conn, const IpAddr& responder,
+                                 std::uint32_t responder_qpn, const Setup* setup)
+    : replay_(replay),
       conn_(conn),
       responder_(responder),
       responder_qpn_(responder_qpn),
@@ -261,13 +259,13 @@ GoldenResponder::~GoldenResponder() {
 }
 
 void GoldenResponder::set_model(std::unique_ptr<Model> m) {
-  if (model_) --pool_.live;
+  if (model_) --replay_.live;
   model_ = std::move(m);
-  if (model_) ++pool_.live;
+  if (model_) ++replay_.live;
 }
 
 void GoldenResponder::park_if_idle(const Pkt& p) {
-  if (!model_ || !pending_.empty() || pool_.live <= pool_.budget) return;
+  if (!model_ || !pending_.empty() || replay_.live <= replay_.budget) return;
   const Model& m = *model_;
   // Idle: the device answered the last PSN fed, no message is half done, the MSN is known.
   if (padd(p.psn(), 1) != m.epsn() || m.ctx().resp.opcode != qp::kNoOpcode || !m.msn_offset) return;
@@ -276,7 +274,7 @@ void GoldenResponder::park_if_idle(const Pkt& p) {
   set_model(nullptr);
 }
 
-void GoldenResponder::on_request(const Pkt& p, bool fresh) {
+void GoldenResponder::run_request(const Pkt& p, bool fresh) {
   if (stopped_) return;
   if (!first_frame_) first_frame_ = p.frame;
   pending_.push_back({p, fresh});
@@ -285,7 +283,7 @@ void GoldenResponder::on_request(const Pkt& p, bool fresh) {
 }
 
 void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu) {
-  auto m = std::make_unique<Model>(j_);
+  auto m = std::make_unique<Model>(replay_.options());
   model::Adapter& ad = m->ad;
   const mem::Access everything = mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE |
                                  mem::Access::REMOTE_READ | mem::Access::REMOTE_ATOMIC;
@@ -465,7 +463,7 @@ void GoldenResponder::mismatch(const Pkt& p, std::uint64_t disturbances, std::st
     st.msn = model_->msn_offset ? padd(model_->msn(), *model_->msn_offset) : model_->msn();
   }
   st.expected = std::move(expected);
-  j_.violation(RuleId::GoldenResponse, "differs", p, conn_, std::move(message), std::move(st));
+  replay_.violation(p, conn_, std::move(message), std::move(st));
   resync(std::nullopt, std::nullopt, "after a golden.response violation");
 }
 
@@ -480,8 +478,8 @@ bool GoldenResponder::msn_ok(const Pkt& p, std::uint32_t lo, bool exact) {
   return pdiff(dev, lo) >= 0 && pdiff(m.msn(), dev) >= 0;
 }
 
-void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu,
-                                  std::uint64_t disturbances) {
+void GoldenResponder::run_response(const Pkt& p, std::optional<std::uint32_t> mtu,
+                                   std::uint64_t disturbances) {
   if (stopped_) return;
   if (model_ && model_->mtu_guessed && mtu && *mtu != model_->mtu) {
     if (log_full_)
@@ -498,7 +496,7 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
   }
   Model::Answer* a = m.find(p.psn());
   const wire::OpcodeInfo& op = *p.op;
-  j_.checked(RuleId::GoldenResponse, conn_);
+  replay_.checked(conn_);
   ++compared_;
   // What the model answered, for a report: formatted only when one is written.
   auto model_says = [&] { return m.describe(p.psn(), a); };
@@ -633,7 +631,7 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
            model_says(), content);
 }
 
-void GoldenResponder::finish() {
+void GoldenResponder::run_finish() {
   if (compared_ == 0 && unjudged_mtu_ == 0) return;
   std::string s =
       fmt::format("golden replay: {} responses compared with the model's responder, {} agreed",
@@ -644,7 +642,7 @@ void GoldenResponder::finish() {
     s += fmt::format("; {} not compared while the path MTU was unknown after a long READ",
                      unjudged_mtu_);
   if (stopped_) s += "; " + stop_reason_;
-  j_.note(NoteKind::Replay, conn_, first_frame_, std::move(s));
+  replay_.note(conn_, first_frame_, std::move(s));
 }
 
 }  // namespace rocecert::check::detail

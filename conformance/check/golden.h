@@ -32,19 +32,65 @@
 
 namespace rocecert::check::detail {
 
-// The models alive in one checker: past the budget, a connection whose device has answered
-// everything fed to its model parks it (drops it, to start again at the next PSN with the MSN it
-// reached), so that memory follows the connections active at once, not all of them.
-struct GoldenPool {
+class GoldenResponder;
+
+// The golden replay of one capture: the models alive, what every connection's replay found, and
+// with Options::jobs >= 2 a thread of its own that runs the replays while the rules go on (the
+// replay is about as much work as all the rules together: docs/bench.md). What the replays find
+// is handed to the Judge at the end (settle), in the order it was found, whether they ran on the
+// thread or inline: the report is the same whatever the number of threads.
+class GoldenReplay {
+ public:
+  GoldenReplay(Judge& j, bool threaded);
+  ~GoldenReplay();  // stops the thread (a checker dropped before its capture ended)
+  GoldenReplay(const GoldenReplay&) = delete;
+  GoldenReplay& operator=(const GoldenReplay&) = delete;
+
+  const Options& options() const { return j_.options(); }
+
+  // Past the budget, a connection whose device has answered everything fed to its model parks
+  // it (drops it, to start again at the next PSN with the MSN it reached), so that memory
+  // follows the connections active at once, not all of them. Touched only where replays run.
   std::size_t live = 0;
   std::size_t budget = 1024;
+
+  // What a replay found (called by the replays, on the thread that runs them).
+  void checked(ConnIndex c);
+  void violation(const Pkt& p, ConnIndex c, std::string message, StateSnapshot state);
+  void note(ConnIndex c, std::uint64_t frame, std::string message);
+
+  // Waits for the thread to run everything posted, then gives the Judge what was found. Throws
+  // what a replay threw.
+  void settle();
+
+ private:
+  friend class GoldenResponder;
+  struct Command;
+  struct Worker;  // the thread and its queue (golden_replay.cpp)
+  struct Finding {
+    bool violation = false;
+    ConnIndex conn = 0;
+    Pkt p;                    // violation: the response judged
+    std::uint64_t frame = 0;  // note
+    std::string message;
+    StateSnapshot state;
+  };
+
+  // From GoldenResponder's on_request / on_response / finish: runs it now, or on the thread.
+  void post(Command&& c);
+
+  Judge& j_;
+  bool threaded_;
+  std::unique_ptr<Worker> worker_;      // started at the first command
+  std::vector<std::uint64_t> checked_;  // per connection index
+  std::vector<Finding> findings_;
 };
 
 class GoldenResponder {
  public:
   // `responder`/`responder_qpn`: the device QP whose answers are judged. `setup`: the DUT's MR
   // table and QPs when --setup was given (nullptr otherwise).
-  GoldenResponder(Judge& j, GoldenPool& pool, ConnIndex conn, const IpAddr& responder,
+  GoldenResponder(GoldenReplay& replay, ConnIndex conn, const IpAddr& responder,
                   std::uint32_t responder_qpn, const Setup* setup);
   ~GoldenResponder();
   GoldenResponder(const GoldenResponder&) = delete;
@@ -59,7 +105,14 @@ class GoldenResponder {
   void finish();
 
  private:
+  friend class GoldenReplay;
   struct Model;  // the model adapter and what it answered (golden.cpp)
+
+  // The work itself, run by GoldenReplay inline or on its thread.
+  void run_request(const Pkt& p, bool fresh);
+  void run_response(const Pkt& p, std::optional<std::uint32_t> mtu, std::uint64_t disturbances);
+  void run_finish();
+  // the model adapter and what it answered (golden.cpp)
 
   void feed_pending(std::optional<std::uint32_t> mtu);
   void refeed_with_mtu(std::uint32_t mtu);
@@ -86,8 +139,7 @@ class GoldenResponder {
   // device's MSN offset is learnt first, from an answer the model gave `exact`ly once.
   bool msn_ok(const Pkt& p, std::uint32_t lo, bool exact);
 
-  Judge& j_;
-  GoldenPool& pool_;
+  GoldenReplay& replay_;
   ConnIndex conn_;
   IpAddr responder_;
   std::uint32_t responder_qpn_;

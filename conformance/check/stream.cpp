@@ -83,7 +83,7 @@ std::string_view Stream::access_name(Access k) {
 }
 
 Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
-               std::uint32_t responder_qpn, KeyEpochs& keys, GoldenPool& golden)
+               std::uint32_t responder_qpn, KeyEpochs& keys, GoldenReplay& golden)
     : j_(j),
       conn_(conn),
       transport_(t),
@@ -91,7 +91,7 @@ Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
       responder_qpn_(responder_qpn),
       keys_(keys) {
   if (t == wire::Transport::RC && j.options().golden && !j.options().reconstruct_only)
-    golden_ = std::make_unique<GoldenResponder>(j, golden, conn, responder, responder_qpn,
+    golden_ = std::make_unique<GoldenResponder>(golden, conn, responder, responder_qpn,
                                                 j.options().setup.get());
 }
 

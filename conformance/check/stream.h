@@ -40,7 +40,7 @@ class KeyEpochs {
 class Stream {
  public:
   Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, std::uint32_t responder_qpn,
-         KeyEpochs& keys, GoldenPool& golden);
+         KeyEpochs& keys, GoldenReplay& golden);
 
   void on_request(const Pkt& p);
   // A frame of this stream that failed its ICRC (already reported by wire.icrc): explained as

@@ -5,7 +5,10 @@
 // after the tap, the MR table without --setup) is taken from the device, never failed.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "conversation.h"
+#include "rocecert/check/report_io.h"
 
 namespace rocecert::testing {
 namespace {
@@ -171,6 +174,34 @@ TEST(CheckGolden, OffSwitchLeavesTheRuleUnchecked) {
                 wire::LinkType::Ethernet);
   const check::Report r = k.finish("off");
   EXPECT_EQ(checked(r, RuleId::GoldenResponse), 0u);
+}
+
+// With two jobs the replay runs on a thread of its own; what it finds reaches the report at the
+// end in the order it was found, so the report is the one a single thread writes.
+check::Report run(Conversation& c, unsigned jobs, bool finish = true) {
+  check::Options o;
+  o.profile = strict();
+  o.jobs = jobs;
+  check::Checker k(o);
+  std::uint64_t n = 0;
+  for (int copy = 0; copy < 3; ++copy)
+    for (const Conversation::Frame& f : c.frames())
+      k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
+                  wire::LinkType::Ethernet);
+  if (!finish) return {};
+  return k.finish("jobs");
+}
+
+TEST(CheckGolden, TheReplayOnItsOwnThreadGivesTheSameReport) {
+  Conversation c = write_only(64, 32);
+  const check::Report one = run(c, 1), two = run(c, 2);
+  EXPECT_EQ(count(two, RuleId::GoldenResponse), 1u) << describe(two);
+  std::ostringstream a, b;
+  check::write_json(one, a);
+  check::write_json(two, b);
+  EXPECT_EQ(a.str(), b.str());
+  // A checker dropped before the capture ends stops its thread first.
+  run(c, 2, false);
 }
 
 }  // namespace

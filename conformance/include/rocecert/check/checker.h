@@ -21,8 +21,9 @@ namespace rocecert::check {
 struct Options {
   Profile profile;  // deviations and tolerances; its max_capture_errors is the budget
   bool verify_icrc = true;
-  // Threads for check_files: with 2 or more, each capture is read and decoded on one thread
-  // while the rules run on another, and several captures are checked side by side.
+  // Threads: with 2 or more, a Checker runs the golden replay on a thread of its own, and
+  // check_files reads and decodes a capture on one thread while the rules run on another (or
+  // checks several captures side by side, one thread each). The report does not change.
   unsigned jobs = 1;
   // The DUT's MR table and QPs (--setup): key enforcement is judged against it (key.setup).
   std::shared_ptr<const Setup> setup;
