@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "rocecert/qp/types.h"
+
 namespace rocecert::check {
 
 EventsError::EventsError(std::string file, std::size_t line, std::size_t offset,
@@ -24,6 +26,12 @@ using nlohmann::json;
 
 constexpr std::string_view kKeys[] = {"event",  "host",   "qpn",      "t_ns",  "wr_id",
                                       "status", "opcode", "byte_len", "state", "type"};
+
+// The QP states as the model names them (qp::to_string), the names ibv_qp_state uses.
+bool known_state(const std::string& name) {
+  return std::any_of(qp::kAllQpStates.begin(), qp::kAllQpStates.end(),
+                     [&](qp::QpState st) { return qp::to_string(st) == name; });
+}
 
 }  // namespace
 
@@ -118,6 +126,9 @@ Events parse_events(std::string_view text, const std::string& source) {
       case Event::Kind::QpState:
         if (!e.qpn) throw fail("missing key \"qpn\"");
         e.name = string_of("state");
+        if (!known_state(e.name))
+          throw fail("\"state\" is not a QP state (RESET, INIT, RTR, RTS, SQD, SQE, ERR): \"" +
+                     e.name + "\"");
         break;
       case Event::Kind::Async:
         e.name = string_of("type");

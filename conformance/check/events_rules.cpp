@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <set>
 
 #include "rocecert/errors/error_table.h"
 #include "stream.h"
@@ -28,11 +29,160 @@ bool is_remote(WcStatus s) {
 }
 
 using QpKey = std::pair<std::array<std::uint8_t, 16>, std::uint32_t>;
+using Completions = std::map<QpKey, std::vector<const Event*>>;
 
 Pkt at_frame(std::uint64_t frame) {
   Pkt p;
   p.frame = frame;
   return p;
+}
+
+std::string host_name(const std::array<std::uint8_t, 16>& b, std::uint8_t version) {
+  IpAddr a;
+  a.b = b;
+  a.version = version;
+  return a.str();
+}
+
+// The first completion of `list` that is not a success, nullptr if none.
+const Event* first_error_of(const std::vector<const Event*>& list) {
+  for (const Event* e : list)
+    if (e->status != WcStatus::SUCCESS) return e;
+  return nullptr;
+}
+
+// events.flush_all: the work requests a fatal NAK fails on the wire each complete in error.
+// Not judged on a host whose CQ overflowed (CQ_ERR): its completions may be lost by design.
+void check_flush_all(Judge& j, const Events& events, const Completions& wcs,
+                     const std::map<QpKey, const Stream*>& as_requester) {
+  std::set<std::array<std::uint8_t, 16>> overflowed;
+  for (const Event& e : events.events)
+    if (e.kind == Event::Kind::Async && e.name == "CQ_ERR") overflowed.insert(e.host);
+  for (const auto& [key, list] : wcs) {
+    const auto r = as_requester.find(key);
+    if (r == as_requester.end() || overflowed.count(key.first)) continue;
+    const Stream& s = *r->second;
+    const std::optional<std::uint64_t> failed = s.failed_messages();
+    if (!failed) continue;
+    std::uint64_t errors = 0;
+    for (const Event* e : list) errors += e->status != WcStatus::SUCCESS ? 1 : 0;
+    j.checked(RuleId::EventsFlushAll, s.conn());
+    if (errors < *failed)
+      j.violation(RuleId::EventsFlushAll, "dropped", at_frame(s.fatal()->frame), s.conn(),
+                  fmt::format("QP {:#x}: the wire shows {} message{} sent from the one NAKed at "
+                              "frame {} on, each a work request that completes in error (its own "
+                              "status, then WR_FLUSH_ERR, unsignaled ones too), but {} has {} "
+                              "error completion{} for this QP",
+                              key.second, *failed, *failed == 1 ? "" : "s", s.fatal()->frame,
+                              events.file, errors, errors == 1 ? "" : "s"));
+  }
+}
+
+// events.isolation and events.qp_state: which QPs an error touched, as the log tells it, against
+// the errors the wire and the log show for each QP.
+void check_isolation_and_states(Judge& j, const Events& events, const Completions& wcs,
+                                const std::vector<const Stream*>& streams) {
+  auto line_of = [&](const Event& e) { return fmt::format("{} line {}", events.file, e.line); };
+  auto position = [&](const Event* e) {
+    return static_cast<std::size_t>(e - events.events.data());
+  };
+  // The errors the wire shows per QP: a fatal NAK received (as requester) or sent (as
+  // responder), with its frame.
+  std::map<QpKey, std::uint64_t> wire_error;
+  std::map<QpKey, ConnIndex> conn_of;
+  for (const Stream* s : streams) {
+    const QpKey responder{s->responder().b, s->responder_qpn()};
+    conn_of.emplace(responder, s->conn());
+    if (const auto f = s->fatal()) wire_error.emplace(responder, f->frame);
+    if (s->requester() && s->requester_qpn()) {
+      const QpKey requester{s->requester()->b, *s->requester_qpn()};
+      conn_of[requester] = s->conn();
+      if (const auto f = s->fatal()) wire_error.emplace(requester, f->frame);
+    }
+  }
+  auto conn = [&](const QpKey& k) -> std::optional<ConnIndex> {
+    const auto c = conn_of.find(k);
+    if (c == conn_of.end()) return std::nullopt;
+    return c->second;
+  };
+  std::map<std::array<std::uint8_t, 16>, const Event*> async_of;  // the host's first
+  std::map<QpKey, std::vector<const Event*>> states;
+  std::map<std::array<std::uint8_t, 16>, std::uint8_t> version_of;
+  for (const Event& e : events.events) {
+    version_of.emplace(e.host, e.ip_version);
+    if (e.kind == Event::Kind::Async) async_of.emplace(e.host, &e);
+    if (e.kind == Event::Kind::QpState) states[{e.host, *e.qpn}].push_back(&e);
+  }
+  // A QP's own error: a fatal NAK on the wire, or an error completion other than a flush.
+  std::map<QpKey, std::string> own_error;
+  for (const auto& [key, frame] : wire_error)
+    own_error.emplace(key, fmt::format("the fatal NAK of frame {}", frame));
+  for (const auto& [key, list] : wcs) {
+    const Event* e = first_error_of(list);
+    if (e != nullptr && e->status != WcStatus::WR_FLUSH_ERR)
+      own_error.emplace(key, fmt::format("work request {} completed {} ({})", e->wr_id,
+                                         cq::to_string(e->status), line_of(*e)));
+  }
+
+  // events.isolation: a flushed QP with no error of its own, on a host where another QP failed.
+  for (const auto& [key, list] : wcs) {
+    if (own_error.count(key) || async_of.count(key.first)) continue;
+    const QpKey* other = nullptr;
+    for (const auto& [k, why] : own_error)
+      if (k.first == key.first && k.second != key.second) {
+        other = &k;
+        break;
+      }
+    if (other == nullptr) continue;  // no error on the host: a flush is the program's doing
+    const Event* flush = first_error_of(list);
+    // The program moved the QP (or saw it moved) before its flushes: not the device's doing.
+    const auto st = states.find(key);
+    if (flush != nullptr && st != states.end() && position(st->second.front()) < position(flush))
+      continue;
+    j.checked(RuleId::EventsIsolation, conn(key));
+    if (flush == nullptr) continue;
+    j.violation(RuleId::EventsIsolation, "touched", at_frame(0), conn(key),
+                fmt::format("QP {:#x} on {}: work request {} completed WR_FLUSH_ERR ({}) though "
+                            "neither the wire nor the log shows an error of its own, no "
+                            "asynchronous event and no state change before it; QP {:#x} failed "
+                            "({}): one QP's error must not flush another",
+                            key.second, host_name(key.first, version_of[key.first]), flush->wr_id,
+                            line_of(*flush), other->second, own_error.at(*other)));
+  }
+
+  // events.qp_state (advisory): ERR needs a cause; a QP in error comes back only through RESET.
+  for (const auto& [key, list] : states) {
+    const auto w = wcs.find(key);
+    const Event* first_error = w == wcs.end() ? nullptr : first_error_of(w->second);
+    const bool has_cause =
+        own_error.count(key) || first_error != nullptr || async_of.count(key.first);
+    for (const Event* e : list) {
+      if (e->name != "ERR") continue;
+      j.checked(RuleId::EventsQpState, conn(key));
+      if (!has_cause)
+        j.violation(RuleId::EventsQpState, "err_without_cause", at_frame(0), conn(key),
+                    fmt::format("QP {:#x} is reported ERR ({}), but neither the wire nor the log "
+                                "shows a cause (an error completion, a fatal NAK, an asynchronous "
+                                "event): the program moved it there, or the device failed it "
+                                "silently",
+                                key.second, line_of(*e)));
+      break;
+    }
+    if (first_error == nullptr || first_error->status == WcStatus::WR_FLUSH_ERR) continue;
+    bool reset = false;
+    for (const Event* e : list) {
+      if (position(e) < position(first_error)) continue;
+      if (e->name == "RESET") reset = true;
+      if (reset || e->name == "ERR") continue;
+      j.checked(RuleId::EventsQpState, conn(key));
+      j.violation(RuleId::EventsQpState, "in_service_after_error", at_frame(0), conn(key),
+                  fmt::format("QP {:#x} is reported {} ({}) after its error completion ({}) "
+                              "with no RESET between: only RESET leaves ERR (a reset the program "
+                              "did not log, or a QP the device left in service)",
+                              key.second, e->name, line_of(*e), line_of(*first_error)));
+      break;
+    }
+  }
 }
 
 }  // namespace
@@ -129,6 +279,9 @@ void check_events(Judge& j, const Events& events, const std::vector<const Stream
                   fmt::format("QP {:#x}: work request {} completed {} ({}), but {}", key.second,
                               first_error->wr_id, cq::to_string(st), where(*first_error), wrong));
   }
+
+  check_flush_all(j, events, wcs, as_requester);
+  check_isolation_and_states(j, events, wcs, streams);
 }
 
 }  // namespace rocecert::check::detail

@@ -162,6 +162,7 @@ void Stream::on_request(const Pkt& p) {
   }
   const bool fresh = p.psn() == next_;
   if (!fresh) ++disturbances_;  // a gap, a resend or a duplicate
+  if (fatal_ && fresh && op.starts_message()) ++failed_messages_;
   if (golden_) golden_->on_request(p, fresh);
   if (!corrupt_.empty()) {
     // A request that failed its ICRC comes again intact: the link corrupted it; a resend
@@ -819,6 +820,15 @@ void Stream::on_ack(const Pkt& p) {
         fatal_frame_ = p.frame;
         fatal_psn_ = psn;
         fatal_syndrome_ = s;
+        // The message the NAK fails and every one sent after it: each a work request that
+        // completes in error (events.flush_all).
+        failed_messages_ = 1;
+        for (std::int64_t i = std::max<std::int64_t>(0, pdiff(padd(psn, 1), base_));
+             i < static_cast<std::int64_t>(recs_.size()); ++i) {
+          const PsnRec& r = recs_[static_cast<std::size_t>(i)];
+          if (r.seen && !r.read_slot && wire::opcode_info(r.opcode).starts_message())
+            ++failed_messages_;
+        }
       }
       if (code == wire::NakCode::REMOTE_ACCESS_ERROR)
         for (PendingAccess& a : accesses_)

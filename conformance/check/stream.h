@@ -69,6 +69,12 @@ class Stream {
     if (!fatal_) return std::nullopt;
     return Fatal{fatal_frame_, fatal_syndrome_};
   }
+  // After a fatal NAK the requester heard: the messages it had sent from the failed one on,
+  // and those it sent after (err.after_fatal), each a work request completed in error.
+  std::optional<std::uint64_t> failed_messages() const {
+    if (!fatal_ || fatal_unheard_) return std::nullopt;
+    return failed_messages_;
+  }
   std::uint64_t resends() const { return resends_; }
   std::uint64_t rnr_naks_seen() const { return rnr_naks_total_; }
   std::uint64_t first_frame() const { return first_frame_; }
@@ -207,7 +213,8 @@ class Stream {
   std::int64_t fatal_ts_ = 0;
   std::uint64_t fatal_frame_ = 0;
   std::uint32_t fatal_psn_ = 0;
-  bool fatal_unheard_ = false;  // the requester resent what the NAK failed: it never got it
+  bool fatal_unheard_ = false;         // the requester resent what the NAK failed: it never got it
+  std::uint64_t failed_messages_ = 0;  // failed_messages()
   struct AfterFatal {
     Pkt p;
     std::string message;

@@ -89,6 +89,84 @@ TEST(CheckEvents, AFatalNakNeverCompletedAsAnErrorFails) {
   EXPECT_EQ(count(r, RuleId::EventsWcStatus), 1u) << describe(r);
 }
 
+// Three WRITEs in flight; the responder NAKs the first (remote access error): three work
+// requests complete in error, the first with its status, the two others flushed.
+check::Report three_writes_naked(const std::string& log) {
+  Conversation c;
+  for (std::uint32_t psn = 100; psn < 103; ++psn) {
+    wire::FrameSpec w = c.make(true, wire::Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, psn, 64);
+    w.reth = {0x1000, 7, 64};
+    c.send(w);
+  }
+  c.ack(100, 0, 0x62);
+  check::Options o;
+  o.profile = check::load_profile("rxe");
+  o.events = std::make_shared<const check::Events>(check::parse_events(log, "log"));
+  check::Checker k(o);
+  std::uint64_t n = 0;
+  for (const Conversation::Frame& f : c.frames())
+    k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
+                wire::LinkType::Ethernet);
+  return k.finish("conversation");
+}
+
+std::string wc(std::uint64_t wr_id, const char* status) {
+  return "{\"event\": \"wc\", \"host\": \"10.0.0.1\", \"qpn\": 17, \"wr_id\": " +
+         std::to_string(wr_id) + ", \"status\": \"" + status + "\"}\n";
+}
+
+TEST(CheckEvents, EveryMessageAFatalNakFailsCompletesInError) {
+  const check::Report ok =
+      three_writes_naked(wc(1, "REM_ACCESS_ERR") + wc(2, "WR_FLUSH_ERR") + wc(3, "WR_FLUSH_ERR"));
+  EXPECT_EQ(ok.verdict, Verdict::PASS) << describe(ok);
+  EXPECT_EQ(checked(ok, RuleId::EventsFlushAll), 1u);
+  // The driver dropped the last flush completion (libfabric issue #4756's class).
+  const check::Report r = three_writes_naked(wc(1, "REM_ACCESS_ERR") + wc(2, "WR_FLUSH_ERR"));
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+  EXPECT_EQ(count(r, RuleId::EventsFlushAll), 1u) << describe(r);
+  // A CQ that overflowed (CQ_ERR on the host) loses completions by design: not judged.
+  const check::Report cq = three_writes_naked(wc(1, "REM_ACCESS_ERR") +
+                                              "{\"event\": \"async\", \"host\": \"10.0.0.1\", "
+                                              "\"type\": \"CQ_ERR\"}\n");
+  EXPECT_EQ(checked(cq, RuleId::EventsFlushAll), 0u) << describe(cq);
+}
+
+TEST(CheckEvents, AQpFlushedByAnotherQpsErrorFails) {
+  // QP1 (0x21) shares the CQs of QP2 and QP3, which failed; its driver flushes it too.
+  const std::string base = read_text(kDir + "multi_qp_errors.events.jsonl");
+  std::string log = base;
+  for (const char* wr : {"\"wr_id\": 1102", "\"wr_id\": 1103", "\"wr_id\": 1104"})
+    log = replace_after(log, wr, "\"status\": \"SUCCESS\"", "\"status\": \"WR_FLUSH_ERR\"");
+  const check::Report r = check_with("multi_qp_errors", log);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+  EXPECT_EQ(count(r, RuleId::EventsIsolation), 1u) << describe(r);
+  // Logged as moved to ERR before its flushes: the program's doing, not judged.
+  const std::string moved =
+      "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 33, \"state\": \"ERR\"}\n";
+  const std::size_t at = log.find("\"wr_id\": 1102");
+  log.insert(log.rfind('\n', at) + 1, moved);
+  EXPECT_EQ(count(check_with("multi_qp_errors", log), RuleId::EventsIsolation), 0u);
+}
+
+TEST(CheckEvents, QpStatesWithoutACauseOrBackInServiceAreReported) {
+  const std::string base = read_text(kDir + "multi_qp_errors.events.jsonl");
+  // QP1 (0x21) never failed, yet is reported ERR; QP2 (0x22) failed, yet is reported RTS.
+  const check::Report r = check_with(
+      "multi_qp_errors",
+      base +
+          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 33, \"state\": \"ERR\"}\n" +
+          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 34, \"state\": \"RTS\"}\n");
+  EXPECT_EQ(count(r, RuleId::EventsQpState), 2u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::PASS) << "events.qp_state is advisory: " << describe(r);
+  // Through RESET, the QP may come back.
+  const check::Report back = check_with(
+      "multi_qp_errors",
+      base +
+          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 34, \"state\": \"RESET\"}\n" +
+          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 34, \"state\": \"RTS\"}\n");
+  EXPECT_EQ(count(back, RuleId::EventsQpState), 0u) << describe(back);
+}
+
 TEST(CheckEvents, ABrokenLogIsLocated) {
   const std::pair<std::string, std::string> cases[] = {
       {"{\"event\": \"wc\", \"host\": \"10.0.0.1\", \"qpn\": 1, \"status\": \"SUCCESS\"}\n{oops\n",
@@ -106,6 +184,8 @@ TEST(CheckEvents, ABrokenLogIsLocated) {
       {"{\"event\": \"wc\", \"t_ns\": 11E19000}\n", "log: line 1 (byte offset 0): invalid JSON"},
       {"{\"event\": \"wc\", \"host\": \"10.0.0.1\", \"qpn\": 16777216, \"status\": \"SUCCESS\"}\n",
        "log: line 1 (byte offset 0): \"qpn\" must be an integer from 0 to 16777215"},
+      {"{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 1, \"state\": \"READY\"}\n",
+       "log: line 1 (byte offset 0): \"state\" is not a QP state"},
   };
   for (const auto& [text, expected] : cases) {
     SCOPED_TRACE(text);
