@@ -163,9 +163,13 @@ int check_seeds(const std::filesystem::path& capture, const std::string& dir) {
   const std::string base = dir + "/" + capture.stem().string();
   int n = 0;
   auto emit = [&](const std::string& name, const std::vector<SeedFrame>& fs, std::size_t snap) {
-    // The whole captures also go through the report writers (option bit 3).
-    const auto o = static_cast<std::uint8_t>(options | (name == "whole" ? 8 : 0));
-    if (!write(base + "_" + name, check_seed(o, fs, snap))) return false;
+    // The whole captures also go through the report writers (option bit 3, and a length that
+    // is a multiple of 8: zero bytes at the end, an empty frame at most).
+    const bool whole = name == "whole";
+    const auto o = static_cast<std::uint8_t>(options | (whole ? 8 : 0));
+    std::string seed = check_seed(o, fs, snap);
+    while (whole && seed.size() % 8 != 0) seed.push_back('\0');
+    if (!write(base + "_" + name, seed)) return false;
     ++n;
     return true;
   };
