@@ -40,6 +40,8 @@ std::string_view to_string(Needs n) {
       return "endpoint";
     case Needs::Events:
       return "events";
+    case Needs::Setup:
+      return "setup";
   }
   return "?";
 }

@@ -169,6 +169,9 @@ struct Checker::Impl {
   std::vector<FlowKey> unresolved;  // response flows still weighing their evidence
   // The streams from one host to another: (requester, responder, 0) -> indices in `streams`.
   std::unordered_map<FlowKey, std::vector<std::size_t>, FlowHash> between;
+  // Response flows not paired with a stream (undecided or given up), per (responder, requester)
+  // host pair: while there is one, a stream of that pair may not have heard all its responses.
+  std::unordered_map<FlowKey, std::uint32_t, FlowHash> unpaired_between;
   std::deque<Pkt> held;
   std::map<std::pair<FlowKey, std::uint32_t>, UdFlow> ud;  // (src, dst, dest QPN), source QP
   std::unordered_set<EndpointKey, EndpointHash> ud_endpoints;
@@ -232,6 +235,7 @@ struct Checker::Impl {
     c.a.qpn = requester_qpn;
     const FlowKey rk = flow_key(e.responder, e.requester, requester_qpn);
     ResponseFlow& rf = response_flow(rk, e.responder, e.requester, requester_qpn);
+    if (!rf.stream) --unpaired_between[flow_key(e.responder, e.requester, 0)];
     rf.stream = idx;
     rf.candidates.reset();
     if (rf.orphan_conn) judge.merge_connections(e.stream->conn(), *rf.orphan_conn);
@@ -268,6 +272,7 @@ struct Checker::Impl {
       it->second.responder = responder;
       it->second.requester = requester;
       it->second.requester_qpn = requester_qpn;
+      ++unpaired_between[flow_key(responder, requester, 0)];
     }
     return it->second;
   }
@@ -338,7 +343,13 @@ struct Checker::Impl {
   }
   void process_request(const Pkt& p, StreamEntry& e) {
     judge.count_frame(e.stream->conn());
-    if (!opts.reconstruct_only) e.stream->on_request(p);
+    if (opts.reconstruct_only) return;
+    // Whether every response to this stream so far reached it: it is paired, or no response
+    // from its responder's host to its requester's host is waiting for a stream.
+    const auto u = unpaired_between.find(flow_key(e.responder, e.requester, 0));
+    e.stream->set_hears_all(e.requester_qpn.has_value() || u == unpaired_between.end() ||
+                            u->second == 0);
+    e.stream->on_request(p);
   }
   void process_response(const Pkt& p, ResponseFlow& rf) {
     if (rf.stream) {

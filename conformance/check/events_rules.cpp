@@ -269,7 +269,12 @@ void check_events(Judge& j, const Events& events, const std::vector<const Stream
       if (s.resends() == 0) wrong = "the requester resent nothing on the wire";
     } else if (st == WcStatus::RNR_RETRY_EXC_ERR) {
       j.checked(RuleId::EventsWcStatus, s.conn());
-      if (s.rnr_naks_seen() == 0) wrong = "no RNR NAK for this QP on the wire";
+      const SetupQp* q = s.requester_setup();
+      if (s.rnr_naks_seen() == 0)
+        wrong = "no RNR NAK for this QP on the wire";
+      else if (q != nullptr && q->rnr_retry == 7)
+        wrong = fmt::format("QP {} of {} has rnr_retry 7, which retries forever", q->name,
+                            j.options().setup->file);
     } else {
       continue;  // a local error: the wire does not show its cause
     }

@@ -298,7 +298,7 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
   };
   mem::Pd qp_pd = pd_of(0xFFFF'FFFFu);
   const SetupQp* sq = setup_ != nullptr ? setup_->qp(responder_.b, responder_qpn_) : nullptr;
-  if (sq != nullptr && !setup_->has_windows(responder_.b)) {
+  if (sq != nullptr && setup_->keys_known && !setup_->has_windows(responder_.b)) {
     // The device's MR table and QP access flags, from --setup (key.setup judges the same).
     m->setup_governs = true;
     qp_pd = pd_of(sq->pd);

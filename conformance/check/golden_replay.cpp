@@ -43,9 +43,9 @@ struct GoldenReplay::Worker {
   std::deque<Batch> queue;
   std::vector<Batch> spare;
   bool closed = false;
-  bool abandoned = false;     // the checker is going away: run nothing more
+  bool abandoned = false;      // the checker is going away: run nothing more
   std::exception_ptr failure;  // the first exception a replay threw (the rest is skipped)
-  Batch open;                 // filled by the checker's thread
+  Batch open;                  // filled by the checker's thread
   std::thread thread;
 
   Worker() {

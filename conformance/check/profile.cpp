@@ -74,7 +74,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   const json doc = in.parse(text);
   in.object(doc, "",
             {"name", "description", "max_capture_errors", "fatal_nak_grace_ns",
-             "timing_tolerance_ns", "model", "deviations"});
+             "timing_tolerance_ns", "timer_slack_ns", "model", "deviations"});
   Profile p;
   p.name = in.string(in.required(doc, "", "name"), "name");
   if (p.name.empty()) in.fail("name", "empty");
@@ -85,6 +85,8 @@ Profile parse_profile(std::string_view text, const std::string& source) {
     p.fatal_nak_grace_ns = in.uint(*v, "fatal_nak_grace_ns");
   if (const json* v = in.optional(doc, "timing_tolerance_ns"))
     p.timing_tolerance_ns = in.uint(*v, "timing_tolerance_ns");
+  if (const json* v = in.optional(doc, "timer_slack_ns"))
+    p.timer_slack_ns = in.uint(*v, "timer_slack_ns");
   if (const json* v = in.optional(doc, "model")) {
     p.model = in.string(*v, "model");
     if (p.model != "iba" && p.model != "rxe")

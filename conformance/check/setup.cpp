@@ -22,8 +22,19 @@ std::array<std::uint8_t, 16> host_of(const std::array<std::uint8_t, 16>& gid) {
 
 const SetupQp* Setup::qp(const std::array<std::uint8_t, 16>& host, std::uint32_t qpn) const {
   for (const SetupQp& q : qps)
-    if (q.host == host && q.qpn == qpn) return &q;
+    if (q.numbered && q.host == host && q.qpn == qpn) return &q;
   return nullptr;
+}
+
+const SetupQp* Setup::qp_to(const std::array<std::uint8_t, 16>& host,
+                            std::uint32_t dest_qpn) const {
+  const SetupQp* found = nullptr;
+  for (const SetupQp& q : qps)
+    if (q.host == host && q.dest_qpn == dest_qpn) {
+      if (found != nullptr) return nullptr;
+      found = &q;
+    }
+  return found;
 }
 
 const SetupMr* Setup::mr(const std::array<std::uint8_t, 16>& host, std::uint32_t rkey) const {
@@ -39,9 +50,15 @@ bool Setup::has_windows(const std::array<std::uint8_t, 16>& host) const {
 }
 
 Setup load_setup(const std::string& path) {
-  const conformance::Scenario sc = conformance::load_scenario_file(path);
+  return make_setup(conformance::load_scenario_file(path), path);
+}
+
+Setup make_setup(const conformance::Scenario& sc, const std::string& file,
+                 const std::map<std::string, std::uint32_t>* qpns) {
   Setup out;
-  out.file = path;
+  out.file = file;
+  out.keys_known = qpns == nullptr;
+  std::vector<std::pair<std::ptrdiff_t, std::string>> dest_names;  // QP index, peer's name
   auto host = [&](conformance::ObjId obj) {
     return host_of(sc.adapters.at(sc.object(obj).adapter_index).config.gid);
   };
@@ -58,28 +75,52 @@ Setup load_setup(const std::string& path) {
       x.remote_write = mem::contains(m->access, mem::Access::REMOTE_WRITE);
       x.remote_atomic = mem::contains(m->access, mem::Access::REMOTE_ATOMIC);
       out.mrs.push_back(std::move(x));
-    } else if (const auto* q = std::get_if<conformance::CreateQpStep>(&step.body);
-               q && q->dut_qpn) {
+    } else if (const auto* q = std::get_if<conformance::CreateQpStep>(&step.body)) {
       SetupQp x;
       x.host = host(q->qp);
       x.name = sc.object(q->qp).name;
-      x.qpn = *q->dut_qpn;
+      x.numbered = q->dut_qpn.has_value();
+      x.qpn = q->dut_qpn.value_or(0);
+      if (qpns != nullptr) {
+        const auto n = qpns->find(x.name);
+        x.numbered = n != qpns->end();
+        x.qpn = x.numbered ? n->second : 0;
+      }
       x.pd = static_cast<std::uint32_t>(q->pd);
       out.qps.push_back(std::move(x));
     } else if (const auto* w = std::get_if<conformance::AllocMwStep>(&step.body)) {
       out.hosts_with_windows.push_back(host(w->pd));
-    } else if (const auto* mq = std::get_if<conformance::ModifyQpStep>(&step.body);
-               mq && mq->mask.has(qp::AttrBit::ACCESS_FLAGS)) {
-      // The QP-level gate (IBA Vol. 1 chapter 9; docs/spec-notes.md §4.4 CHK_OP_VALID).
-      for (SetupQp& x : out.qps)
-        if (x.name == sc.object(mq->qp).name) {
+    } else if (const auto* mq = std::get_if<conformance::ModifyQpStep>(&step.body)) {
+      for (SetupQp& x : out.qps) {
+        if (x.name != sc.object(mq->qp).name) continue;
+        const qp::AttrMask mask = mq->mask;
+        if (mask.has(qp::AttrBit::ACCESS_FLAGS)) {
+          // The QP-level gate (IBA Vol. 1 chapter 9; docs/spec-notes.md §4.4 CHK_OP_VALID).
           const auto a = mem::access_from_u32(mq->attr.qp_access_flags);
           x.remote_read = mem::contains(a, mem::Access::REMOTE_READ);
           x.remote_write = mem::contains(a, mem::Access::REMOTE_WRITE);
           x.remote_atomic = mem::contains(a, mem::Access::REMOTE_ATOMIC);
         }
+        // The requester's and responder's timing (IBA Vol. 1 §9.7.6, §9.7.5.2.8; psn.timeout,
+        // psn.retry_count, psn.rnr_retry_count, ack.rnr_timer).
+        if (mask.has(qp::AttrBit::TIMEOUT)) x.timeout = mq->attr.timeout;
+        if (mask.has(qp::AttrBit::RETRY_CNT)) x.retry_cnt = mq->attr.retry_cnt;
+        if (mask.has(qp::AttrBit::RNR_RETRY)) x.rnr_retry = mq->attr.rnr_retry;
+        if (mask.has(qp::AttrBit::MIN_RNR_TIMER)) x.min_rnr_timer = mq->attr.min_rnr_timer;
+        if (mask.has(qp::AttrBit::DEST_QPN)) {
+          if (mq->dest_qpn.qp == conformance::kNoObj) {
+            x.dest_qpn = mq->dest_qpn.value;
+          } else {
+            // A QP of the setup: the DUT's number for it, once its create_qp step is read.
+            dest_names.emplace_back(&x - out.qps.data(), sc.object(mq->dest_qpn.qp).name);
+          }
+        }
+      }
     }
   }
+  for (const auto& [i, name] : dest_names)
+    for (const SetupQp& q : out.qps)
+      if (q.name == name && q.numbered) out.qps[static_cast<std::size_t>(i)].dest_qpn = q.qpn;
   return out;
 }
 

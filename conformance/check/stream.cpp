@@ -162,6 +162,10 @@ void Stream::on_request(const Pkt& p) {
   }
   const bool fresh = p.psn() == next_;
   if (!fresh) ++disturbances_;  // a gap, a resend or a duplicate
+  if (!ip_id_behind(p.ip_id)) {
+    max_ip_id_ = p.ip_id;
+    seen_ip_id_ = true;
+  }
   if (fatal_ && fresh && op.starts_message()) ++failed_messages_;
   if (golden_) golden_->on_request(p, fresh);
   if (!corrupt_.empty()) {
@@ -303,6 +307,7 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
   r.ip_id = p.ip_id;
   r.payload = p.payload_len;
   r.icrc = p.icrc;
+  r.tx_ts = p.ts;
   if (transport_ != wire::Transport::RC) return;
   const std::uint32_t host_epoch_rkey = p.has(wire::Header::Reth)
                                             ? keys_.get(responder_, p.reth.rkey)
@@ -476,6 +481,8 @@ void Stream::start_resend(const Pkt& p) {
   nak_wait_.reset();
   j_.checked(RuleId::PsnRetransmit, conn_);
   PsnRec* r = rec(p.psn());
+  const std::int64_t prev_tx = r != nullptr && r->seen ? r->tx_ts : 0;
+  if (r != nullptr) r->tx_ts = p.ts;
   ReadReq* rr = read_holding(p.psn());
   if (op.operation == Operation::READ_REQUEST && rr && rr->first != p.psn()) {
     // A READ re-requested mid-way (docs/spec-notes.md §5.3): the rest of the original.
@@ -500,6 +507,9 @@ void Stream::start_resend(const Pkt& p) {
     rr->seg_len = p.reth.dmalen;
     rr->repeated = true;
   } else if (r && r->seen && !r->read_slot) {
+    // A copy of this resend made by the link is a duplicate, not another resend.
+    r->ip_id = p.ip_id;
+    r->icrc = p.icrc;
     if (r->opcode != op.value || (op.payload == wire::Payload::DATA && r->payload != p.payload_len))
       j_.violation(RuleId::PsnRetransmit, "different_packet", p, conn_,
                    fmt::format("PSN {:#08x} resent as {} with {} bytes; it was sent as {} with {} "
@@ -545,6 +555,7 @@ void Stream::start_resend(const Pkt& p) {
   // An RNR NAK's wait holds even when a NAK PSN sequence error followed it.
   auto rnr = std::find_if(nak_points_.rbegin(), nak_points_.rend(),
                           [&](const NakPoint& n) { return n.rnr && n.psn == p.psn(); });
+  judge_round(p, prev_tx, rnr != nak_points_.rend());
   if (rnr != nak_points_.rend()) {
     j_.checked(RuleId::AckRnrWait, conn_);
     const auto tol = static_cast<std::int64_t>(j_.options().profile.timing_tolerance_ns);
@@ -560,6 +571,124 @@ void Stream::start_resend(const Pkt& p) {
   // Starting after the oldest unacknowledged PSN is explained by resends lost before the tap
   // or by an ACK the tap missed; and after a NAK, originals delayed by the link may still be
   // accepted, so nothing more is decided here.
+}
+
+const SetupQp* Stream::requester_setup() const {
+  const Setup* s = j_.options().setup.get();
+  if (s == nullptr || !requester_) return nullptr;
+  if (requester_qpn_)
+    if (const SetupQp* q = s->qp(requester_->b, *requester_qpn_)) return q;
+  return s->qp_to(requester_->b, responder_qpn_);
+}
+
+const SetupQp* Stream::responder_setup() const {
+  const Setup* s = j_.options().setup.get();
+  return s == nullptr ? nullptr : s->qp(responder_.b, responder_qpn_);
+}
+
+void Stream::judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr) {
+  if (transport_ != wire::Transport::RC) return;
+  if (!hears_all_) {
+    // Its responses may be elsewhere: no round is judged or counted until progress.
+    in_round_ = false;
+    timer_round_ts_ = 0;
+    retry_reported_ = rnr_retry_reported_ = true;
+    return;
+  }
+  // A resend below the round's first PSN, with nothing heard since the round began and not
+  // below what was unacknowledged then: the same round, its packets reordered on the way.
+  if (in_round_ && responses_ == round_responses_ && pdiff(p.psn(), round_una_) >= 0 &&
+      pdiff(p.psn(), round_psn_) < 0) {
+    round_psn_ = p.psn();
+    return;
+  }
+  in_round_ = true;
+  round_psn_ = p.psn();
+  round_una_ = una_;
+  round_responses_ = responses_;
+  const SetupQp* q = requester_setup();
+  if (q == nullptr) return;
+  const std::string& setup_file = j_.options().setup->file;
+  if (after_rnr) {
+    timer_round_ts_ = 0;
+    ++rnr_rounds_;
+    if (!q->rnr_retry) return;
+    j_.checked(RuleId::PsnRnrRetryCount, conn_);
+    if (*q->rnr_retry != 7 && rnr_rounds_ > *q->rnr_retry && !rnr_retry_reported_) {
+      rnr_retry_reported_ = true;
+      j_.violation(RuleId::PsnRnrRetryCount, "beyond_rnr_retry", p, conn_,
+                   fmt::format("PSN {:#08x} resent after {} RNR NAKs without progress; QP {} of "
+                               "{} has rnr_retry {}",
+                               p.psn(), rnr_rounds_, q->name, setup_file, *q->rnr_retry),
+                   state("RNR_RETRY_EXC_ERR: the work request fails, the QP goes to ERR"));
+    }
+    return;
+  }
+  // A sequence NAK at this PSN not counted yet, or else the requester's own timer.
+  const NakPoint* seq = nullptr;
+  for (auto it = nak_points_.rbegin(); it != nak_points_.rend(); ++it)
+    if (!it->rnr && it->psn == p.psn() && it->frame > counted_nak_frame_) {
+      seq = &*it;
+      break;
+    }
+  if (seq != nullptr) {
+    counted_nak_frame_ = seq->frame;
+    timer_round_ts_ = 0;
+  } else {
+    // Silence since the PSN was last sent and since the last progress: only the timer can
+    // have started this round. Anything heard since (an implicit NAK, a duplicate ACK) is not
+    // judged, nor counted.
+    const std::int64_t since = std::max(progress_ts_, prev_tx);
+    if (prev_tx == 0 || last_response_ts_ > since) return;
+    // A timer's go-back-N starts at the oldest unacknowledged PSN (docs/spec-notes.md §5.2),
+    // with a new IP id; anything else here is a copy the network delayed (sent before), or
+    // starts where the tap missed an ACK: not a round of the timer.
+    if (p.psn() != una_ || (p.src.version == 4 && ip_id_behind(p.ip_id))) return;
+    const std::int64_t previous = timer_round_ts_;
+    timer_round_ts_ = p.ts;
+    if (q->timeout) {
+      // When the timer was armed is not on the wire; that it was armed again no sooner than it
+      // last expired is (the previous timeout round, with silence since). The first round after
+      // progress is not timed: an implementation may leave its timer running from an earlier
+      // request (rxe arms it only when it is not running).
+      const qp::TimeNs timeout = qp::local_ack_timeout_ns(*q->timeout);
+      const auto slack = static_cast<std::int64_t>(j_.options().profile.timing_tolerance_ns +
+                                                   j_.options().profile.timer_slack_ns);
+      std::string wrong;
+      if (*q->timeout == 0) {
+        j_.checked(RuleId::PsnTimeout, conn_);
+        wrong = fmt::format(
+            "PSN {:#08x} resent after {:.3f} ms of silence; QP {} of {} has "
+            "timeout 0 (no retransmission timer)",
+            p.psn(), static_cast<double>(p.ts - since) / 1e6, q->name, setup_file);
+      } else if (previous != 0) {
+        j_.checked(RuleId::PsnTimeout, conn_);
+        const std::int64_t waited = p.ts - previous;
+        if (waited + slack < static_cast<std::int64_t>(timeout))
+          wrong = fmt::format(
+              "PSN {:#08x} resent {:.3f} ms after the previous timeout "
+              "retransmission, in silence; QP {} of {} has timeout {} ({:.3f} ms)",
+              p.psn(), static_cast<double>(waited) / 1e6, q->name, setup_file, *q->timeout,
+              static_cast<double>(timeout) / 1e6);
+      }
+      // A NAK the tap missed would explain an early resend.
+      if (!wrong.empty() &&
+          !j_.explain(conn_, 1, p, wrong + ": a NAK the tap missed would explain it"))
+        j_.violation(RuleId::PsnTimeout, *q->timeout == 0 ? "no_timer" : "too_early", p, conn_,
+                     wrong, state("nothing before the local ACK timeout"));
+    }
+  }
+  ++retry_rounds_;
+  if (!q->retry_cnt) return;
+  j_.checked(RuleId::PsnRetryCount, conn_);
+  if (retry_rounds_ > *q->retry_cnt && !retry_reported_) {
+    retry_reported_ = true;
+    j_.violation(RuleId::PsnRetryCount,
+                 *q->retry_cnt == 7 ? "seven_is_infinite" : "beyond_retry_cnt", p, conn_,
+                 fmt::format("PSN {:#08x}: retry {} without progress; QP {} of {} has retry_cnt {}",
+                             p.psn(), retry_rounds_, q->name, setup_file, *q->retry_cnt),
+                 state("RETRY_EXC_ERR: the work request fails, the QP goes to ERR"));
+  }
 }
 
 // --------------------------------------------------------------------------------- responses
@@ -589,6 +718,7 @@ Stream::ReadReq* Stream::read_holding(std::uint32_t psn) {
 
 void Stream::on_response(const Pkt& p) {
   ++responses_;
+  last_response_ts_ = p.ts;
   if (!requester_qpn_) requester_qpn_ = p.bth.dqpn;
   // A response that does not advance (a copy, a re-answer, one overtaken on the way): the
   // responder saw something the tap may not show in its order.
@@ -782,6 +912,12 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   if (recs_.empty()) base_ = next_;
   retries_ = 0;
   rnr_naks_ = 0;
+  // Progress: the timer and both retry counters start again (docs/spec-notes.md §5.2).
+  progress_ts_ = p.ts;
+  in_round_ = false;
+  timer_round_ts_ = 0;
+  retry_rounds_ = rnr_rounds_ = 0;
+  retry_reported_ = rnr_retry_reported_ = false;
 }
 
 void Stream::on_ack(const Pkt& p) {
@@ -800,6 +936,16 @@ void Stream::on_ack(const Pkt& p) {
       acknowledge_through(p, psn);
       ++rnr_naks_;
       ++rnr_naks_total_;
+      if (const SetupQp* q = responder_setup(); q != nullptr && q->min_rnr_timer) {
+        // The responder's own min_rnr_timer (INIT → RTR), not a value of its choosing.
+        j_.checked(RuleId::AckRnrTimer, conn_);
+        if (wire::aeth_value(s) != *q->min_rnr_timer)
+          j_.violation(RuleId::AckRnrTimer, "not_min_rnr_timer", p, conn_,
+                       fmt::format("RNR NAK with timer code {}; QP {} of {} has min_rnr_timer {}",
+                                   wire::aeth_value(s), q->name, j_.options().setup->file,
+                                   *q->min_rnr_timer),
+                       state(fmt::format("an RNR NAK with timer code {}", *q->min_rnr_timer)));
+      }
       const auto wait = static_cast<std::int64_t>(qp::rnr_timer_ns(wire::aeth_value(s)));
       nak_points_.push_back({psn, true, p.ts + wait, p.frame});
       break;
@@ -1003,7 +1149,7 @@ void Stream::resolve_access(const Pkt& p, PendingAccess& a, bool granted) {
 // are not key-checked (key.zero_length); a QP the setup does not describe decides nothing.
 void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
   const Setup* s = j_.options().setup.get();
-  if (s == nullptr || a.len == 0) return;
+  if (s == nullptr || !s->keys_known || a.len == 0) return;
   const SetupQp* q = s->qp(responder_.b, responder_qpn_);
   if (q == nullptr) return;
   const SetupMr* m = s->mr(responder_.b, a.rkey);

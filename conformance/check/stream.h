@@ -43,6 +43,9 @@ class Stream {
          KeyEpochs& keys, GoldenReplay& golden);
 
   void on_request(const Pkt& p);
+  // Set by the checker before each request: false while a response of this stream may have gone
+  // to an unpaired flow. Silence is then not evidence (psn.timeout, psn.retry_count).
+  void set_hears_all(bool v) { hears_all_ = v; }
   // A frame of this stream that failed its ICRC (already reported by wire.icrc): explained as
   // link corruption if the rest of the capture shows it was dropped and sent again.
   void corrupted(const Pkt& p, const Judge::Ticket& t);
@@ -77,6 +80,10 @@ class Stream {
   }
   std::uint64_t resends() const { return resends_; }
   std::uint64_t rnr_naks_seen() const { return rnr_naks_total_; }
+  // The requester QP's and the responder QP's entries of --setup, when it lists them (the
+  // requester by its QPN once a response showed it, else by its dest_qp_num).
+  const SetupQp* requester_setup() const;
+  const SetupQp* responder_setup() const;
   std::uint64_t first_frame() const { return first_frame_; }
 
  private:
@@ -89,6 +96,7 @@ class Stream {
     std::uint16_t ip_id = 0;
     std::uint32_t payload = 0;
     std::uint32_t icrc = 0;
+    std::int64_t tx_ts = 0;  // when the tap last showed it sent
   };
   struct ReadReq {
     std::uint32_t first = 0;
@@ -144,6 +152,9 @@ class Stream {
   void check_sequence(const Pkt& p);
   void record_request(const Pkt& p, PsnRec& rec);
   void start_resend(const Pkt& p);
+  // A new go-back-N round against the QP attributes of --setup; `prev_tx`: when the resent PSN
+  // was last sent before (0: unknown), `after_rnr`: the round follows an RNR NAK's wait.
+  void judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr);
   void on_ack(const Pkt& p);
   void on_read_response(const Pkt& p);
   void on_atomic_ack(const Pkt& p);
@@ -181,6 +192,27 @@ class Stream {
   std::uint64_t first_frame_ = 0;
   std::uint8_t fatal_syndrome_ = 0;
   std::uint64_t rnr_naks_total_ = 0;
+  // Retry rounds (go-back-N starts) since the last progress, for the QP attributes of --setup
+  // (psn.timeout, psn.retry_count, psn.rnr_retry_count): when and where the round began, what
+  // was unacknowledged then and how many responses had come.
+  std::int64_t progress_ts_ = 0;       // the last response that acknowledged something new
+  std::int64_t last_response_ts_ = 0;  // the last response of any kind
+  bool in_round_ = false;
+  std::uint32_t round_psn_ = 0, round_una_ = 0;
+  std::uint64_t round_responses_ = 0;
+  std::uint32_t retry_rounds_ = 0, rnr_rounds_ = 0;
+  bool retry_reported_ = false, rnr_retry_reported_ = false;
+  std::uint64_t counted_nak_frame_ = 0;  // the sequence NAK whose round was counted last
+  std::int64_t timer_round_ts_ = 0;      // the last round the timer started, 0: none since
+  bool hears_all_ = true;
+  // The highest IPv4 id of the requester's packets (16-bit serial order): a packet behind it
+  // was sent before the one that set it (a copy the network delayed).
+  std::uint16_t max_ip_id_ = 0;
+  bool seen_ip_id_ = false;
+  bool ip_id_behind(std::uint16_t id) const {
+    const auto d = static_cast<std::int16_t>(static_cast<std::uint16_t>(id - max_ip_id_));
+    return seen_ip_id_ && d < 0;
+  }
   std::uint32_t responder_qpn_;
   KeyEpochs& keys_;
 

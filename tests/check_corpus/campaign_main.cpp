@@ -9,6 +9,7 @@
 #include <string>
 
 #include "corpus.h"
+#include "rocecert/check/catalog.h"
 
 using namespace rocecert;
 namespace corpus = rocecert::check_corpus;
@@ -25,6 +26,7 @@ int main() {
   const std::uint64_t first = env_u64("FIRST_SEED", 1);
   const std::vector<check::Profile> profiles = corpus::corpus_profiles();
   std::map<std::string, std::uint64_t> opcodes, faults, taps, verdicts, events;
+  std::map<std::string, std::uint64_t> checked;  // rule -> evaluations under the first profile
   std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
     const corpus::Outcome o = corpus::evaluate(seed, profiles);
@@ -37,6 +39,10 @@ int main() {
     for (const auto& [a, n] : o.run.faults) faults[a] += n;
     for (const auto& [e, n] : o.run.events) events[e] += n;
     ++taps[corpus::tap_name(o.c.tap)];
+    if (!o.reports.empty())
+      for (const check::RuleInfo& r : check::rules())
+        checked[std::string(r.id)] +=
+            o.reports.front().rules[static_cast<std::size_t>(r.rule)].checked;
     for (std::size_t i = 0; i < o.reports.size(); ++i)
       ++verdicts[fmt::format("{} {}", profiles[i].name,
                              corpus::verdict_name(o.reports[i].verdict))];
@@ -54,6 +60,7 @@ int main() {
   for (const auto& [t, n] : taps) fmt::print("tap {}: {} runs\n", t, n);
   for (const auto& [a, n] : faults) fmt::print("fault {}: {} frames\n", a, n);
   for (const auto& [e, n] : events) fmt::print("model {}: {}\n", e, n);
+  for (const auto& [r, n] : checked) fmt::print("rule {} checked: {}\n", r, n);
   fmt::print("opcodes seen ({}):", opcodes.size());
   for (const auto& [op, n] : opcodes) fmt::print(" {}={}", op, n);
   fmt::print("\n");

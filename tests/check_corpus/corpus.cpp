@@ -482,6 +482,12 @@ class Recorder final : public trace::Observer {
   void on_retry(const trace::RetryEvent& e) override {
     ++run_.events["retry " + std::string(trace::to_string(e.kind))];
   }
+  // RESET → INIT by modify_qp, in the order the scenario's steps ran: names the QPNs.
+  void on_qp_transition(const trace::QpTransitionEvent& e) override {
+    if (e.from == qp::QpState::RESET && e.to == qp::QpState::INIT && e.cause == "modify_qp")
+      inits.push_back(e.qpn);
+  }
+  std::vector<std::uint32_t> inits;
 
  private:
   conformance::Tap tap_;
@@ -570,12 +576,24 @@ Run run_case(const Case& c) {
   }
   for (const auto& [qpn, bits] : wrap)
     if (bits == 3) ++run.events["PSN wrap"];
+  // The QPN of each QP: its RESET → INIT step, matched in order with the transitions seen.
+  std::vector<std::string> init_steps;
+  for (const conformance::Step& step : s.steps)
+    if (const auto* m = std::get_if<conformance::ModifyQpStep>(&step.body);
+        m != nullptr && m->mask.has(qp::AttrBit::STATE) && m->attr.qp_state == qp::QpState::INIT)
+      init_steps.push_back(s.object(m->qp).name);
+  if (init_steps.size() == rec.inits.size())  // else a step failed: no QP is numbered
+    for (std::size_t i = 0; i < init_steps.size(); ++i)
+      run.qpns.emplace(init_steps[i], rec.inits[i]);
+  run.setup = std::make_shared<const check::Setup>(
+      check::make_setup(s, fmt::format("corpus-seed-{}.json", c.seed), &run.qpns));
   return run;
 }
 
 check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name) {
   check::Options opt;
   opt.profile = profile;
+  opt.setup = run.setup;
   check::Checker checker(opt);
   std::uint64_t n = 0;
   for (const CapturedFrame& f : run.frames)

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "rocecert/check/checker.h"
 #include "rocecert/check/profile.h"
 #include "rocecert/check/report.h"
+#include "rocecert/check/setup.h"
 #include "rocecert/conformance/pcap_sink.h"
 
 namespace rocecert::check_corpus {
@@ -50,13 +52,17 @@ struct Run {
   // name of each NAK a responder sent), "retry TIMEOUT" / "retry SEQUENCE_NAK" / ... (each
   // go-back-N), "completion RETRY_EXC_ERR" / ... (each completion that is not SUCCESS).
   std::map<std::string, std::uint64_t> events;
+  std::map<std::string, std::uint32_t> qpns;  // the model's QPN of each QP, by scenario name
+  // The scenario as a --setup (QP attributes, no keys: docs/check.md), with the model's QPNs.
+  std::shared_ptr<const check::Setup> setup;
 };
 
 // Runs the case on the model. Throws conformance::ScenarioError if the scenario is unusable
 // (a generator bug).
 Run run_case(const Case& c);
 
-// Feeds the capture to the streaming checker (in capture order, Ethernet link type).
+// Feeds the capture to the streaming checker (in capture order, Ethernet link type), with the
+// run's setup (the QPs' timing attributes).
 check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name);
 
 // Writes the capture as a pcap file (nanosecond timestamps), for `rocecert check FILE`.

@@ -77,7 +77,7 @@ TEST(Profile, ErrorsNameTheFileAndTheKey) {
   const std::pair<std::string, std::string> cases[] = {
       {R"({"name": "x", "max_capture_error": 1})",
        "dut.json: max_capture_error: unknown key (known: name, description, max_capture_errors, "
-       "fatal_nak_grace_ns, timing_tolerance_ns, model, deviations)"},
+       "fatal_nak_grace_ns, timing_tolerance_ns, timer_slack_ns, model, deviations)"},
       {R"({"description": "x"})", "dut.json: (top level): missing key \"name\""},
       {R"([1])", "dut.json: (top level): expected an object, got an array"},
       {R"({"name": ""})", "dut.json: name: empty"},

@@ -304,8 +304,8 @@ TEST(ReportSchema, EnumsMatchTheCode) {
   EXPECT_EQ(defs["rule"]["properties"]["severity"]["enum"].get<std::vector<std::string>>(),
             severities);
   std::vector<std::string> needs;
-  for (Needs n :
-       {Needs::Frame, Needs::Stream, Needs::Pair, Needs::Timing, Needs::Endpoint, Needs::Events})
+  for (Needs n : {Needs::Frame, Needs::Stream, Needs::Pair, Needs::Timing, Needs::Endpoint,
+                  Needs::Events, Needs::Setup})
     needs.emplace_back(to_string(n));
   EXPECT_EQ(defs["rule"]["properties"]["needs"]["enum"].get<std::vector<std::string>>(), needs);
 }

@@ -24,7 +24,7 @@ inline constexpr std::size_t kRuleCount = 0
 
 enum class Severity : std::uint8_t { Error, Advisory };
 // What a rule must see to be evaluated (rules.def explains each).
-enum class Needs : std::uint8_t { Frame, Stream, Pair, Timing, Endpoint, Events };
+enum class Needs : std::uint8_t { Frame, Stream, Pair, Timing, Endpoint, Events, Setup };
 
 struct RuleInfo {
   RuleId rule;

@@ -32,6 +32,9 @@ struct Profile {
   std::uint64_t fatal_nak_grace_ns = 1'000'000;
   // Timestamp tolerance of the tap when measuring a requester's RNR wait.
   std::uint64_t timing_tolerance_ns = 100'000;
+  // How much sooner than the QP's local ACK timeout the device's timer may fire (a timer that
+  // counts in clock ticks fires up to one tick early): psn.timeout, with --setup.
+  std::uint64_t timer_slack_ns = 0;
   // The golden replay's responder: "iba" or "rxe", the model's error profile (which answer an
   // error gets where the IBTA text and rxe differ; docs/errors.md).
   std::string model = "iba";

@@ -6,8 +6,14 @@
 
 #include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
+
+namespace rocecert::conformance {
+struct Scenario;
+}
 
 namespace rocecert::check {
 
@@ -25,12 +31,20 @@ struct SetupQp {
   std::array<std::uint8_t, 16> host{};
   std::string name;
   std::uint32_t qpn = 0;
+  bool numbered = false;  // the step gives dut_qpn (else the QP is found by its dest_qpn only)
   std::uint32_t pd = 0;
   bool remote_read = false, remote_write = false, remote_atomic = false;  // qp_access_flags
+  // The timing attributes its modify_qp steps set (the last value each), and its peer's QPN as
+  // the DUT numbers it (dest_qp_num: a number, or a QP of the setup with its dut_qpn).
+  std::optional<std::uint8_t> timeout, retry_cnt, rnr_retry, min_rnr_timer;
+  std::optional<std::uint32_t> dest_qpn;
 };
 
 struct Setup {
   std::string file;
+  // False when the MR table is not known (a setup made for a run of the golden model, whose
+  // rkeys the scenario does not give): keys are then not judged against it, QP attributes are.
+  bool keys_known = true;
   std::vector<SetupMr> mrs;
   std::vector<SetupQp> qps;
   // Hosts with memory windows (alloc_mw): their rkeys come from binds and are not listed, so an
@@ -38,6 +52,8 @@ struct Setup {
   std::vector<std::array<std::uint8_t, 16>> hosts_with_windows;
 
   const SetupQp* qp(const std::array<std::uint8_t, 16>& host, std::uint32_t qpn) const;
+  // The QP of `host` connected to `dest_qpn` (its dest_qp_num), when exactly one is.
+  const SetupQp* qp_to(const std::array<std::uint8_t, 16>& host, std::uint32_t dest_qpn) const;
   const SetupMr* mr(const std::array<std::uint8_t, 16>& host, std::uint32_t rkey) const;
   bool has_windows(const std::array<std::uint8_t, 16>& host) const;
 };
@@ -45,5 +61,10 @@ struct Setup {
 // Reads a setup; a file that is not a valid scenario throws conformance::ScenarioError (file,
 // JSON path, message), as `rocecert simulate` reports it.
 Setup load_setup(const std::string& path);
+
+// The setup a scenario describes (`file` names it in reports). `qpns`, when given, numbers QPs
+// by name instead of their dut_qpn (the golden model's own numbers, when the scenario ran on it).
+Setup make_setup(const conformance::Scenario& scenario, const std::string& file,
+                 const std::map<std::string, std::uint32_t>* qpns = nullptr);
 
 }  // namespace rocecert::check

@@ -1,0 +1,161 @@
+// rocecert check --setup with the QPs' timing attributes (timeout, retry_cnt, rnr_retry,
+// min_rnr_timer from the setup's modify_qp steps): the real retry and RNR captures pass with the
+// attributes rxe_probe gave them; the same traffic judged against other attributes — what a
+// device that ignores them would have put on the wire — fails the rule that owns each one.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "conversation.h"
+#include "rocecert/check/events.h"
+#include "rocecert/check/setup.h"
+
+namespace rocecert::testing {
+namespace {
+
+using check::RuleId;
+using check::Verdict;
+
+const std::string kDir = ROCECERT_SOURCE_DIR "/vectors/real/";
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// The setup of `capture` with `from` replaced by `to` (once), through a file as a user gives it.
+std::shared_ptr<const check::Setup> setup_of(const std::string& capture,
+                                             const std::string& from = "",
+                                             const std::string& to = "") {
+  std::string text = read_text(kDir + "setup/" + capture + ".setup.json");
+  if (!from.empty()) {
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  }
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("rocecert-qp-attr-" + capture + ".json")).string();
+  std::ofstream(path) << text;
+  auto s = std::make_shared<const check::Setup>(check::load_setup(path));
+  std::filesystem::remove(path);
+  return s;
+}
+
+check::Report check_capture(const std::string& capture, std::shared_ptr<const check::Setup> setup,
+                            const std::string& profile = "rxe", const std::string& log = "") {
+  check::Options o;
+  o.profile = check::load_profile(profile);
+  o.setup = std::move(setup);
+  if (!log.empty())
+    o.events = std::make_shared<const check::Events>(check::parse_events(log, "log"));
+  return check::check_files({kDir + capture + ".pcap"}, o);
+}
+
+std::uint64_t checked(const check::Report& r, RuleId id) {
+  return r.rules[static_cast<std::size_t>(id)].checked;
+}
+std::uint64_t deviations(const check::Report& r, RuleId id) {
+  return r.rules[static_cast<std::size_t>(id)].deviations;
+}
+
+TEST(CheckQpAttributes, RealRetryAndRnrCapturesPassWithTheirAttributes) {
+  // retry_exceeded_no_peer: timeout 14 (67.1 ms), retry_cnt 3; three resends ~67 ms apart. The
+  // first is not timed (when the timer was armed is not on the wire), the next two are.
+  const check::Report retry =
+      check_capture("retry_exceeded_no_peer", setup_of("retry_exceeded_no_peer"));
+  EXPECT_EQ(retry.verdict, Verdict::PASS) << describe(retry);
+  EXPECT_EQ(checked(retry, RuleId::PsnTimeout), 2u);
+  EXPECT_EQ(checked(retry, RuleId::PsnRetryCount), 3u);
+  // rnr_nak_then_ok: B's min_rnr_timer 18 in its four RNR NAKs; A's rnr_retry 7.
+  const check::Report rnr = check_capture("rnr_nak_then_ok", setup_of("rnr_nak_then_ok"));
+  EXPECT_EQ(rnr.verdict, Verdict::PASS) << describe(rnr);
+  EXPECT_EQ(checked(rnr, RuleId::AckRnrTimer), 4u);
+  EXPECT_EQ(checked(rnr, RuleId::PsnRnrRetryCount), 4u);
+}
+
+TEST(CheckQpAttributes, ResendsSoonerThanTheTimeoutFail) {
+  // The bug class of a timer that ignores the QP's timeout: resends every 67 ms with timeout
+  // 15 (134.2 ms) configured.
+  const check::Report r =
+      check_capture("retry_exceeded_no_peer",
+                    setup_of("retry_exceeded_no_peer", "\"timeout\": 14", "\"timeout\": 15"));
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+  EXPECT_EQ(count(r, RuleId::PsnTimeout), 2u) << describe(r);
+  // timeout 0: no timer at all, so no resend after silence.
+  const check::Report none =
+      check_capture("retry_exceeded_no_peer",
+                    setup_of("retry_exceeded_no_peer", "\"timeout\": 14", "\"timeout\": 0"));
+  EXPECT_EQ(count(none, RuleId::PsnTimeout), 3u) << describe(none);
+  EXPECT_EQ(none.violations.front().cause, "no_timer");
+  // Under the strict profile (no timer slack) too: the timed resends are 68 ms apart.
+  const check::Report strict =
+      check_capture("retry_exceeded_no_peer", setup_of("retry_exceeded_no_peer"), "iba");
+  EXPECT_EQ(count(strict, RuleId::PsnTimeout), 0u) << describe(strict);
+}
+
+TEST(CheckQpAttributes, MoreRetriesThanRetryCntFail) {
+  const check::Report r =
+      check_capture("retry_exceeded_no_peer",
+                    setup_of("retry_exceeded_no_peer", "\"retry_cnt\": 3", "\"retry_cnt\": 2"));
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+  EXPECT_EQ(count(r, RuleId::PsnRetryCount), 1u) << describe(r);
+}
+
+TEST(CheckQpAttributes, RetryCntSevenIsSevenRetriesButRxeRetriesForever) {
+  // Eight timeout resends of one SEND, 70 ms apart, to a QP with timeout 14 and retry_cnt 7.
+  Conversation c;
+  for (int i = 0; i < 9; ++i)
+    c.send(c.make(true, wire::Opcode::RC_SEND_ONLY, Conversation::kQpB, 100, 64), 70'000'000);
+  auto setup = setup_of("retry_exceeded_no_peer", "\"retry_cnt\": 3", "\"retry_cnt\": 7");
+  setup = [&] {
+    check::Setup s = *setup;
+    s.qps.front().dest_qpn = Conversation::kQpB;
+    return std::make_shared<const check::Setup>(std::move(s));
+  }();
+  auto run = [&](const std::string& profile) {
+    check::Options o;
+    o.profile = check::load_profile(profile);
+    o.setup = setup;
+    check::Checker k(o);
+    std::uint64_t n = 0;
+    for (const Conversation::Frame& f : c.frames())
+      k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
+                  wire::LinkType::Ethernet);
+    return k.finish("conversation");
+  };
+  const check::Report iba = run("iba");
+  EXPECT_EQ(count(iba, RuleId::PsnRetryCount), 1u) << describe(iba);
+  EXPECT_EQ(iba.verdict, Verdict::FAIL);
+  const check::Report rxe = run("rxe");
+  EXPECT_EQ(deviations(rxe, RuleId::PsnRetryCount), 1u) << describe(rxe);
+  EXPECT_NE(rxe.verdict, Verdict::FAIL) << describe(rxe);
+}
+
+TEST(CheckQpAttributes, RnrNaksAgainstTheirAttributes) {
+  // B configured with min_rnr_timer 12 (0.64 ms): its RNR NAKs carry 18, not its own value.
+  const check::Report timer =
+      check_capture("rnr_nak_then_ok",
+                    setup_of("rnr_nak_then_ok", "\"min_rnr_timer\": 18", "\"min_rnr_timer\": 12"));
+  EXPECT_EQ(count(timer, RuleId::AckRnrTimer), 4u) << describe(timer);
+  // A configured with rnr_retry 2: it retried after four RNR NAKs.
+  const check::Report retry = check_capture(
+      "rnr_nak_then_ok",
+      setup_of("rnr_nak_then_ok",
+               "\"timeout\": 14,\n        \"retry_cnt\": 7,\n        \"rnr_retry\": 7",
+               "\"timeout\": 14,\n        \"retry_cnt\": 7,\n        \"rnr_retry\": 2"));
+  EXPECT_EQ(count(retry, RuleId::PsnRnrRetryCount), 1u) << describe(retry);
+  // rnr_retry 7 retries forever: a log that reports RNR_RETRY_EXC_ERR contradicts it (the bug
+  // class of rnr_retry 7 not treated as infinite).
+  const check::Report log = check_capture(
+      "rnr_nak_then_ok", setup_of("rnr_nak_then_ok"), "rxe",
+      "{\"event\": \"wc\", \"host\": \"10.0.0.1\", \"qpn\": 55, \"wr_id\": 1, \"status\": "
+      "\"RNR_RETRY_EXC_ERR\"}\n");
+  EXPECT_EQ(count(log, RuleId::EventsWcStatus), 1u) << describe(log);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
