@@ -32,11 +32,6 @@ constexpr std::size_t kMaxAnswers = 4096;  // PSNs whose answers are remembered
 // A receive buffer as large as any message (IBA Vol. 1 §9.4: a message is at most 2^31 bytes).
 constexpr std::uint32_t kRecvBytes = 0x8000'0000u;
 
-bool consumes_recv_wqe(const wire::OpcodeInfo& op) {
-  if (op.operation == Operation::SEND) return op.starts_message();
-  return op.operation == Operation::WRITE && (op.flags & wire::kImm) && op.ends_message();
-}
-
 bool keyed(const wire::OpcodeInfo& op) {
   return op.has(wire::Header::Reth) || op.has(wire::Header::AtomicEth);
 }
@@ -227,7 +222,7 @@ struct GoldenResponder::Model final : trace::Observer {
     f.payload_off = 0;
     f.payload_len = p.payload_len;
     f.icrc_ok = f.icrc_checked = true;
-    const bool consumes = consumes_recv_wqe(*op);
+    const bool consumes = op->takes_recv_wqe();
     if (consumes) {
       model::RecvWr r;
       r.sg_list.push_back({0, kRecvBytes, recv_lkey});
@@ -574,7 +569,7 @@ void GoldenResponder::run_response(const Pkt& p, std::optional<std::uint32_t> mt
     case AethKind::RNR_NAK:
       // The device's receive queue was empty (not on the wire): the model, which always has a
       // WQE, executed the request; both start again from it when it is retried.
-      if (req != nullptr && consumes_recv_wqe(*req) && executed) {
+      if (req != nullptr && req->takes_recv_wqe() && executed) {
         agree(disturbances);
         return resync(p.psn(), p.aeth.msn, "RNR NAK");
       }

@@ -16,12 +16,6 @@ using wire::Position;
 
 constexpr std::uint8_t kNakPsnSeq = wire::nak_syndrome(wire::NakCode::PSN_SEQUENCE_ERROR);
 
-bool consumes_recv_wqe(const wire::OpcodeInfo& op) {
-  // docs/spec-notes.md §2.1 "RWQE": SEND FIRST/ONLY take one; WRITE with immediate takes one at
-  // LAST/ONLY.
-  if (op.operation == Operation::SEND) return op.starts_message();
-  return op.operation == Operation::WRITE && (op.flags & wire::kImm) && op.ends_message();
-}
 
 // Opcode sequence (docs/spec-notes.md §2.6): what may follow the last accepted request packet.
 bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
@@ -436,7 +430,7 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
   if (rd_atomic && ctx.attr.max_dest_rd_atomic == 0)
     return refuse(q, p, errors::ErrorClass::RESP_NO_RESOURCES_RD_ATOMIC, nullptr, {});
   std::optional<RecvWqe> imm_recv;  // the WQE a WRITE_WITH_IMM consumes at its last packet
-  if (consumes_recv_wqe(op)) {
+  if (op.takes_recv_wqe()) {
     RecvWqe r;
     const int got = take_recv(r);
     // No WQE: RNR NAK with our min_rnr_timer, nothing changes, the requester retries (RC);

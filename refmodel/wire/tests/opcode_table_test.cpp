@@ -162,3 +162,19 @@ TEST(OpcodeTable, NamedConstantsMatchValues) {
   EXPECT_FALSE(opcode_info(0x80).known);
   EXPECT_FALSE(opcode_info(0xE0).known);
 }
+
+// docs/spec-notes.md §2.1 "RWQE": the packets a responder takes a receive WQE for, one per
+// message: the first packet of a SEND, the last of an RDMA WRITE with immediate.
+TEST(OpcodeTable, ReceiveWqesAreTakenOncePerMessage) {
+  for (const Opcode op :
+       {Opcode::RC_SEND_FIRST, Opcode::RC_SEND_ONLY, Opcode::RC_SEND_ONLY_WITH_IMMEDIATE,
+        Opcode::RC_SEND_ONLY_WITH_INVALIDATE, Opcode::UC_SEND_FIRST, Opcode::UD_SEND_ONLY,
+        Opcode::RC_RDMA_WRITE_LAST_WITH_IMMEDIATE, Opcode::RC_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+        Opcode::UC_RDMA_WRITE_ONLY_WITH_IMMEDIATE})
+    EXPECT_TRUE(opcode_info(to_u8(op)).takes_recv_wqe()) << opcode_info(to_u8(op)).name;
+  for (const Opcode op :
+       {Opcode::RC_SEND_MIDDLE, Opcode::RC_SEND_LAST, Opcode::RC_SEND_LAST_WITH_IMMEDIATE,
+        Opcode::RC_RDMA_WRITE_FIRST, Opcode::RC_RDMA_WRITE_ONLY, Opcode::RC_RDMA_WRITE_LAST,
+        Opcode::RC_RDMA_READ_REQUEST, Opcode::RC_FETCH_ADD, Opcode::RC_ACKNOWLEDGE})
+    EXPECT_FALSE(opcode_info(to_u8(op)).takes_recv_wqe()) << opcode_info(to_u8(op)).name;
+}

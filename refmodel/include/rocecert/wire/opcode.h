@@ -97,6 +97,12 @@ struct OpcodeInfo {
   constexpr bool ends_message() const {
     return position == Position::LAST || position == Position::ONLY;
   }
+  // Whether the responder takes a receive WQE for this packet (docs/spec-notes.md §2.1 "RWQE"):
+  // SEND FIRST/ONLY, and RDMA WRITE with immediate at LAST/ONLY.
+  constexpr bool takes_recv_wqe() const {
+    if (operation == Operation::SEND) return starts_message();
+    return operation == Operation::WRITE && (flags & kImm) != 0 && ends_message();
+  }
 };
 
 namespace detail {
