@@ -257,7 +257,14 @@ void check_events(Judge& j, const Events& events, const std::vector<const Stream
                       wire::aeth_value(fatal->syndrome), fatal->frame, cq::to_string(*nak_status));
     } else if (nak_status) {
       j.checked(RuleId::EventsWcStatus, s.conn());
-      if (st != *nak_status)
+      if (st == WcStatus::RETRY_EXC_ERR && st != *nak_status)
+        // The NAK may have been lost after the tap: the requester then timed out.
+        j.note(NoteKind::Assumption, s.conn(), fatal->frame,
+               fmt::format("QP {:#x}: work request {} completed RETRY_EXC_ERR ({}) where the wire "
+                           "shows NAK code {} at frame {}: taken as that NAK lost after the tap",
+                           key.second, first_error->wr_id, where(*first_error),
+                           wire::aeth_value(fatal->syndrome), fatal->frame));
+      else if (st != *nak_status)
         wrong = fmt::format("the wire shows NAK code {} at frame {}: {} expected",
                             wire::aeth_value(fatal->syndrome), fatal->frame,
                             cq::to_string(*nak_status));

@@ -66,6 +66,18 @@ TEST(CheckEvents, ANakCompletedWithAnotherStatusFails) {
   EXPECT_EQ(count(r, RuleId::EventsWcStatus), 1u) << describe(r);
 }
 
+TEST(CheckEvents, ATimeoutWhereTheWireShowsAFatalNakIsTheNakLostAfterTheTap) {
+  // The tap saw the NAK; the requester, which did not get it, timed out.
+  const std::string log = replace_after(read_text(kDir + "multi_qp_errors.events.jsonl"),
+                                        "\"wr_id\": 2100", "REM_ACCESS_ERR", "RETRY_EXC_ERR");
+  const check::Report r = check_with("multi_qp_errors", log);
+  EXPECT_EQ(count(r, RuleId::EventsWcStatus), 0u) << describe(r);
+  bool noted = false;
+  for (const check::Note& n : r.notes)
+    noted = noted || n.message.find("taken as that NAK lost after the tap") != std::string::npos;
+  EXPECT_TRUE(noted) << describe(r);
+}
+
 TEST(CheckEvents, ASuccessAfterTheErrorFails) {
   const std::string log = replace_after(read_text(kDir + "multi_qp_errors.events.jsonl"),
                                         "\"wr_id\": 2101", "WR_FLUSH_ERR", "SUCCESS");

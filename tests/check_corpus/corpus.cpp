@@ -10,6 +10,7 @@
 
 #include "rocecert/conformance/runner.h"
 #include "rocecert/conformance/scenario.h"
+#include "rocecert/errors/async_event.h"
 #include "rocecert/pcap/writer.h"
 #include "rocecert/wire/decode.h"
 #include "rocecert/wire/headers.h"
@@ -482,12 +483,31 @@ class Recorder final : public trace::Observer {
   void on_retry(const trace::RetryEvent& e) override {
     ++run_.events["retry " + std::string(trace::to_string(e.kind))];
   }
-  // RESET → INIT by modify_qp, in the order the scenario's steps ran: names the QPNs.
+  // RESET → INIT by modify_qp, in the order the scenario's steps ran: names the QPNs. Every
+  // modify_qp is also what a test program logs as a QP state.
   void on_qp_transition(const trace::QpTransitionEvent& e) override {
-    if (e.from == qp::QpState::RESET && e.to == qp::QpState::INIT && e.cause == "modify_qp")
-      inits.push_back(e.qpn);
+    if (e.cause != "modify_qp") return;
+    if (e.from == qp::QpState::RESET && e.to == qp::QpState::INIT) inits.push_back(e.qpn);
+    check::Event ev;
+    ev.kind = check::Event::Kind::QpState;
+    ev.qpn = e.qpn;
+    ev.name = std::string(qp::to_string(e.to));
+    logged.push_back({static_cast<std::int64_t>(e.t), e.adapter, std::move(ev)});
   }
+  void on_async_event(const trace::AsyncEvent& e) override {
+    check::Event ev;
+    ev.kind = check::Event::Kind::Async;
+    if (errors::event_target(e.kind) == errors::EventTarget::QP) ev.qpn = e.object;
+    ev.name = std::string(errors::to_string(e.kind));
+    logged.push_back({static_cast<std::int64_t>(e.t), e.adapter, std::move(ev)});
+  }
+  struct Logged {
+    std::int64_t t = 0;
+    std::uint32_t adapter = 0;
+    check::Event event;
+  };
   std::vector<std::uint32_t> inits;
+  std::vector<Logged> logged;
 
  private:
   conformance::Tap tap_;
@@ -587,6 +607,36 @@ Run run_case(const Case& c) {
       run.qpns.emplace(init_steps[i], rec.inits[i]);
   run.setup = std::make_shared<const check::Setup>(
       check::make_setup(s, fmt::format("corpus-seed-{}.json", c.seed), &run.qpns));
+  // The log: completions (when they entered their CQ) merged with the states and events.
+  for (const conformance::PolledCompletion& pc : res.completions) {
+    check::Event ev;
+    ev.kind = check::Event::Kind::Wc;
+    ev.qpn = pc.wc.qp_num;
+    ev.wr_id = pc.wc.wr_id;
+    ev.status = pc.wc.status;
+    if (pc.wc.status == cq::WcStatus::SUCCESS) ev.opcode = pc.wc.opcode;
+    rec.logged.push_back(
+        {static_cast<std::int64_t>(pc.t), static_cast<std::uint32_t>(pc.adapter), std::move(ev)});
+  }
+  std::stable_sort(rec.logged.begin(), rec.logged.end(),
+                   [](const auto& a, const auto& b) { return a.t < b.t; });
+  auto log = std::make_shared<check::Events>();
+  log->file = fmt::format("corpus-seed-{}.events.jsonl", c.seed);
+  for (auto& l : rec.logged) {
+    const std::array<std::uint8_t, 16>& gid = s.adapters.at(l.adapter).config.gid;
+    bool mapped = gid[10] == 0xFF && gid[11] == 0xFF;
+    for (std::size_t i = 0; i < 10; ++i) mapped = mapped && gid[i] == 0;
+    l.event.host = {};
+    if (mapped) {
+      std::copy(gid.begin() + 12, gid.end(), l.event.host.begin());
+    } else {
+      l.event.host = gid;
+      l.event.ip_version = 6;
+    }
+    l.event.line = log->events.size() + 1;
+    log->events.push_back(std::move(l.event));
+  }
+  run.log = std::move(log);
   return run;
 }
 
@@ -594,6 +644,7 @@ check::Report check_run(const Run& run, const check::Profile& profile, const std
   check::Options opt;
   opt.profile = profile;
   opt.setup = run.setup;
+  opt.events = run.log;
   check::Checker checker(opt);
   std::uint64_t n = 0;
   for (const CapturedFrame& f : run.frames)

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "rocecert/check/checker.h"
+#include "rocecert/check/events.h"
 #include "rocecert/check/profile.h"
 #include "rocecert/check/report.h"
 #include "rocecert/check/setup.h"
@@ -55,6 +56,9 @@ struct Run {
   std::map<std::string, std::uint32_t> qpns;  // the model's QPN of each QP, by scenario name
   // The scenario as a --setup (QP attributes, no keys: docs/check.md), with the model's QPNs.
   std::shared_ptr<const check::Setup> setup;
+  // What a test program would log (--events): every completion in polling order, the QP states
+  // its modify_qp steps set and the asynchronous events, in the order they happened.
+  std::shared_ptr<const check::Events> log;
 };
 
 // Runs the case on the model. Throws conformance::ScenarioError if the scenario is unusable
