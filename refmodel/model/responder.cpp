@@ -16,7 +16,6 @@ using wire::Position;
 
 constexpr std::uint8_t kNakPsnSeq = wire::nak_syndrome(wire::NakCode::PSN_SEQUENCE_ERROR);
 
-
 // Opcode sequence (docs/spec-notes.md §2.6): what may follow the last accepted request packet.
 bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
   if (prev == qp::kNoOpcode) return op.starts_message();
