@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "rocecert/qp/timers.h"
+#include "rocecert/tx/segmenter.h"
 
 namespace rocecert::check::detail {
 namespace {
@@ -379,6 +380,7 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   next_ = p.psn();
   check_sequence(p);
   check_length(p);
+  if (j_.options().golden) golden_request(p, gap);
   next_ = padd(p.psn(), 1);
   if (transport_ != wire::Transport::RC) return;
   if (recs_.size() >= kMaxTracked) {
@@ -688,6 +690,105 @@ void Stream::judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr) {
                  fmt::format("PSN {:#08x}: retry {} without progress; QP {} of {} has retry_cnt {}",
                              p.psn(), retry_rounds_, q->name, setup_file, *q->retry_cnt),
                  state("RETRY_EXC_ERR: the work request fails, the QP goes to ERR"));
+  }
+}
+
+// ------------------------------------------------------------------------- golden.request
+
+namespace {
+// Messages longer than this many packets are not compared (memory stays bounded).
+constexpr std::size_t kMaxMessagePackets = 4096;
+}  // namespace
+
+void Stream::golden_request(const Pkt& p, std::int32_t gap) {
+  const wire::OpcodeInfo& op = *p.op;
+  if (gap > 0 || (op.operation != Operation::SEND && op.operation != Operation::WRITE)) {
+    msg_open_ = false;  // a gap, or not a message the segmenter splits
+    return;
+  }
+  if (op.starts_message()) {
+    msg_.clear();
+    msg_open_ = true;
+    msg_dmalen_ = op.has(wire::Header::Reth) ? p.reth.dmalen : 0;
+  }
+  if (!msg_open_) return;
+  if (msg_.size() >= kMaxMessagePackets) {
+    msg_open_ = false;
+    return;
+  }
+  msg_.push_back({op.value, p.psn(), p.payload_len});
+  if (!op.ends_message()) return;
+  msg_open_ = false;
+  judge_message(p);
+}
+
+void Stream::judge_message(const Pkt& last) {
+  const wire::OpcodeInfo& end = *last.op;
+  tx::SegmentRequest req;
+  req.transport = transport_;
+  if (end.operation == Operation::SEND)
+    req.opcode = (end.flags & wire::kInv)   ? tx::WrOpcode::SEND_WITH_INV
+                 : (end.flags & wire::kImm) ? tx::WrOpcode::SEND_WITH_IMM
+                                            : tx::WrOpcode::SEND;
+  else
+    req.opcode =
+        (end.flags & wire::kImm) ? tx::WrOpcode::RDMA_WRITE_WITH_IMM : tx::WrOpcode::RDMA_WRITE;
+  std::uint64_t sent = 0;
+  for (const MsgPkt& m : msg_) sent += m.payload;
+  // A WRITE's length is its RETH's (what the responder will hold it to); a SEND's, what it
+  // carries.
+  req.length = end.operation == Operation::WRITE ? msg_dmalen_ : sent;
+  // The path MTU: known, or shown by this message's FIRST; a one-packet message of at most the
+  // smallest MTU is an ONLY whatever the MTU. Otherwise the message is not compared.
+  if (mtu_)
+    req.mtu = *mtu_;
+  else if (msg_.size() >= 2 && valid_mtu(msg_.front().payload))
+    req.mtu = msg_.front().payload;
+  else if (req.length <= 256)
+    req.mtu = 256;
+  else
+    return;
+  if (req.length / req.mtu >= kMaxMessagePackets) return;
+  req.first_psn = msg_.front().psn;
+  const tx::SegmentPlan plan = tx::segment(req);
+  j_.checked(RuleId::GoldenRequest, conn_);
+  auto model = [&] {
+    std::string s =
+        fmt::format("{} packet{}:", plan.packets.size(), plan.packets.size() == 1 ? "" : "s");
+    for (std::size_t i = 0; i < plan.packets.size() && i < 4; ++i)
+      s += fmt::format(" {} {}B", wire::opcode_info(plan.packets[i].opcode).name,
+                       plan.packets[i].length);
+    if (plan.packets.size() > 4) s += " ...";
+    return s;
+  };
+  const std::string wr =
+      fmt::format("{} of {} bytes at MTU {}", tx::to_string(req.opcode), req.length, req.mtu);
+  if (plan.error != tx::SegmentError::NONE) {
+    j_.violation(RuleId::GoldenRequest, "refused", last, conn_,
+                 fmt::format("a {}: the model's requester would not send it ({})", wr,
+                             tx::to_string(plan.error)),
+                 state("no such message"));
+    return;
+  }
+  for (std::size_t i = 0; i < std::max(plan.packets.size(), msg_.size()); ++i) {
+    const bool have = i < msg_.size(), want = i < plan.packets.size();
+    if (have && want && msg_[i].opcode == plan.packets[i].opcode &&
+        msg_[i].psn == plan.packets[i].psn && msg_[i].payload == plan.packets[i].length)
+      continue;
+    std::string got =
+        have ? fmt::format("{} PSN {:#08x} with {} bytes", wire::opcode_info(msg_[i].opcode).name,
+                           msg_[i].psn, msg_[i].payload)
+             : std::string("nothing more");
+    std::string expected = want ? fmt::format("{} PSN {:#08x} with {} bytes",
+                                              wire::opcode_info(plan.packets[i].opcode).name,
+                                              plan.packets[i].psn, plan.packets[i].length)
+                                : std::string("nothing more");
+    j_.violation(RuleId::GoldenRequest, "differs", last, conn_,
+                 fmt::format("packet {} of a {} ({} bytes sent): {}, the model's requester sends "
+                             "{}",
+                             i + 1, wr, sent, got, expected),
+                 state("the model's " + model()));
+    return;
   }
 }
 

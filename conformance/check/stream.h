@@ -155,6 +155,10 @@ class Stream {
   // A new go-back-N round against the QP attributes of --setup; `prev_tx`: when the resent PSN
   // was last sent before (0: unknown), `after_rnr`: the round follows an RNR NAK's wait.
   void judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr);
+  // golden.request: a SEND or WRITE message's first transmission, packet by packet, against
+  // the model's segmentation of the same work request (refmodel/tx/segmenter.h).
+  void golden_request(const Pkt& p, std::int32_t gap);
+  void judge_message(const Pkt& last);
   void on_ack(const Pkt& p);
   void on_read_response(const Pkt& p);
   void on_atomic_ack(const Pkt& p);
@@ -205,6 +209,14 @@ class Stream {
   std::uint64_t counted_nak_frame_ = 0;  // the sequence NAK whose round was counted last
   std::int64_t timer_round_ts_ = 0;      // the last round the timer started, 0: none since
   bool hears_all_ = true;
+  struct MsgPkt {
+    std::uint8_t opcode = 0;
+    std::uint32_t psn = 0;
+    std::uint32_t payload = 0;
+  };
+  std::vector<MsgPkt> msg_;  // the message being sent for the first time, while contiguous
+  bool msg_open_ = false;
+  std::uint32_t msg_dmalen_ = 0;
   // The highest IPv4 id of the requester's packets (16-bit serial order): a packet behind it
   // was sent before the one that set it (a copy the network delayed).
   std::uint16_t max_ip_id_ = 0;

@@ -176,6 +176,40 @@ TEST(CheckGolden, OffSwitchLeavesTheRuleUnchecked) {
   EXPECT_EQ(checked(r, RuleId::GoldenResponse), 0u);
 }
 
+// golden.request: a WRITE of `dmalen` bytes at MTU 1024 sent as the packets `payloads`.
+Conversation write_message(std::uint32_t dmalen, const std::vector<std::uint32_t>& payloads) {
+  Conversation c;
+  for (std::size_t i = 0; i < payloads.size(); ++i) {
+    const bool first = i == 0, last = i + 1 == payloads.size();
+    const Opcode op = first && last ? Opcode::RC_RDMA_WRITE_ONLY
+                      : first       ? Opcode::RC_RDMA_WRITE_FIRST
+                      : last        ? Opcode::RC_RDMA_WRITE_LAST
+                                    : Opcode::RC_RDMA_WRITE_MIDDLE;
+    wire::FrameSpec w =
+        c.make(true, op, Conversation::kQpB, 100 + static_cast<std::uint32_t>(i), payloads[i]);
+    if (first) w.reth = {0x1000, 7, dmalen};
+    c.send(w);
+  }
+  return c;
+}
+
+TEST(CheckGolden, AMessageSegmentedAsTheModelDoesAgrees) {
+  const check::Report r = write_message(3000, {1024, 1024, 952}).check(strict());
+  EXPECT_EQ(checked(r, RuleId::GoldenRequest), 1u);
+  EXPECT_EQ(count(r, RuleId::GoldenRequest), 0u) << describe(r);
+}
+
+TEST(CheckGolden, AWriteShorterThanItsRethFailsTheRequesterReplay) {
+  // Each packet on its own is well formed (FIRST at the MTU, LAST within it); together they
+  // carry 2024 of the 3000 bytes the RETH announces: the model sends FIRST, MIDDLE, LAST.
+  const check::Report r = write_message(3000, {1024, 1000}).check(strict());
+  EXPECT_EQ(count(r, RuleId::GoldenRequest), 1u) << describe(r);
+  const check::Violation* v = first_of(r, RuleId::GoldenRequest);
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->message.find("RC_RDMA_WRITE_MIDDLE PSN 0x000065 with 1024 bytes"), std::string::npos)
+      << v->message;
+}
+
 // With two jobs the replay runs on a thread of its own; what it finds reaches the report at the
 // end in the order it was found, so the report is the one a single thread writes.
 check::Report run(Conversation& c, unsigned jobs, bool finish = true) {
