@@ -588,6 +588,11 @@ const SetupQp* Stream::responder_setup() const {
   return s == nullptr ? nullptr : s->qp(responder_.b, responder_qpn_);
 }
 
+namespace {
+// Beyond the longest round trip seen, how long a response may still reach the requester.
+constexpr std::int64_t kResponseSlackNs = 1'000'000;
+}  // namespace
+
 void Stream::judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr) {
   if (transport_ != wire::Transport::RC) return;
   if (!hears_all_) {
@@ -646,6 +651,11 @@ void Stream::judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr) {
     // with a new IP id; anything else here is a copy the network delayed (sent before), or
     // starts where the tap missed an ACK: not a round of the timer.
     if (p.psn() != una_ || (p.src.version == 4 && ip_id_behind(p.ip_id))) return;
+    // A response the tap showed may reach the requester later than the tap saw it (a tap near
+    // the responder, a delay or a copy on the way): within a few round trips of the last one,
+    // a resend may be its doing (an implied NAK), not the timer's.
+    if (last_response_ts_ != 0 && p.ts - last_response_ts_ < 4 * max_rtt_ + kResponseSlackNs)
+      return;
     const std::int64_t previous = timer_round_ts_;
     timer_round_ts_ = p.ts;
     if (q->timeout) {
@@ -969,6 +979,7 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   std::uint32_t unseen = 0;
   std::uint32_t first_unseen = 0;
   std::uint32_t psn = pdiff(una_, base_) > 0 ? una_ : base_;
+  std::int64_t last_tx = 0;
   for_each_rec(una_, end, [&](PsnRec& r) {
     if (!r.seen) {
       if (!maybe_read_slot(psn)) {
@@ -977,8 +988,12 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
       }
       r.seen = true;  // accepted by the responder: it was sent
     }
+    last_tx = std::max(last_tx, r.tx_ts);
     psn = padd(psn, 1);
   });
+  // The longest round trip seen: how long a response may still be on its way to the requester
+  // after the tap showed it (psn.timeout).
+  if (last_tx != 0 && p.ts > last_tx) max_rtt_ = std::max(max_rtt_, p.ts - last_tx);
   if (unseen > 0) {
     j_.checked(RuleId::PsnSequence, conn_);
     if (!j_.explain(conn_, unseen, p,

@@ -209,6 +209,7 @@ class Stream {
   std::uint64_t counted_nak_frame_ = 0;  // the sequence NAK whose round was counted last
   std::int64_t timer_round_ts_ = 0;      // the last round the timer started, 0: none since
   bool hears_all_ = true;
+  std::int64_t max_rtt_ = 0;  // the longest request → response time the tap showed
   struct MsgPkt {
     std::uint8_t opcode = 0;
     std::uint32_t psn = 0;
