@@ -291,12 +291,14 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
     pds.emplace_back(index, pd);
     return pd;
   };
-  mem::Pd qp_pd = pd_of(0xFFFF'FFFFu);
   const SetupQp* sq = setup_ != nullptr ? setup_->qp(responder_.b, responder_qpn_) : nullptr;
-  if (sq != nullptr && setup_->keys_known && !setup_->has_windows(responder_.b)) {
+  const bool governs = sq != nullptr && setup_->keys_known && !setup_->has_windows(responder_.b);
+  // The QP's PD: the setup's, or one of its own (kNoSetupPd) for an MR that grants everything.
+  constexpr std::uint32_t kNoSetupPd = 0xFFFF'FFFFu;
+  const mem::Pd qp_pd = pd_of(governs ? sq->pd : kNoSetupPd);
+  if (governs) {
     // The device's MR table and QP access flags, from --setup (key.setup judges the same).
     m->setup_governs = true;
-    qp_pd = pd_of(sq->pd);
     qp_access = mem::to_u32(mem::Access::LOCAL_WRITE);
     if (sq->remote_read) qp_access |= mem::to_u32(mem::Access::REMOTE_READ);
     if (sq->remote_write) qp_access |= mem::to_u32(mem::Access::REMOTE_WRITE);

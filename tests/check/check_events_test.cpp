@@ -17,14 +17,7 @@ namespace {
 using check::RuleId;
 using check::Verdict;
 
-const std::string kDir = ROCECERT_SOURCE_DIR "/vectors/real/";
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::string& kDir = kRealDir;
 
 check::Report check_with(const std::string& capture, const std::string& events_text) {
   check::Options o;
@@ -45,6 +38,12 @@ std::string replace_after(std::string text, const std::string& anchor, const std
   const std::size_t f = text.find(from, a);
   EXPECT_NE(f, std::string::npos) << from;
   return text.replace(f, from.size(), to);
+}
+
+// A qp_state line of host 10.0.0.1.
+std::string qp_state(std::uint32_t qpn, const char* state) {
+  return "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": " + std::to_string(qpn) +
+         ", \"state\": \"" + state + "\"}\n";
 }
 
 TEST(CheckEvents, TheRealLogsAgreeWithTheirCaptures) {
@@ -114,12 +113,7 @@ check::Report three_writes_naked(const std::string& log) {
   check::Options o;
   o.profile = check::load_profile("rxe");
   o.events = std::make_shared<const check::Events>(check::parse_events(log, "log"));
-  check::Checker k(o);
-  std::uint64_t n = 0;
-  for (const Conversation::Frame& f : c.frames())
-    k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
-                wire::LinkType::Ethernet);
-  return k.finish("conversation");
+  return c.check(o);
 }
 
 std::string wc(std::uint64_t wr_id, const char* status) {
@@ -153,8 +147,7 @@ TEST(CheckEvents, AQpFlushedByAnotherQpsErrorFails) {
   EXPECT_EQ(r.verdict, Verdict::FAIL);
   EXPECT_EQ(count(r, RuleId::EventsIsolation), 1u) << describe(r);
   // Logged as moved to ERR before its flushes: the program's doing, not judged.
-  const std::string moved =
-      "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 33, \"state\": \"ERR\"}\n";
+  const std::string moved = qp_state(33, "ERR");
   const std::size_t at = log.find("\"wr_id\": 1102");
   log.insert(log.rfind('\n', at) + 1, moved);
   EXPECT_EQ(count(check_with("multi_qp_errors", log), RuleId::EventsIsolation), 0u);
@@ -163,19 +156,13 @@ TEST(CheckEvents, AQpFlushedByAnotherQpsErrorFails) {
 TEST(CheckEvents, QpStatesWithoutACauseOrBackInServiceAreReported) {
   const std::string base = read_text(kDir + "multi_qp_errors.events.jsonl");
   // QP1 (0x21) never failed, yet is reported ERR; QP2 (0x22) failed, yet is reported RTS.
-  const check::Report r = check_with(
-      "multi_qp_errors",
-      base +
-          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 33, \"state\": \"ERR\"}\n" +
-          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 34, \"state\": \"RTS\"}\n");
+  const check::Report r =
+      check_with("multi_qp_errors", base + qp_state(33, "ERR") + qp_state(34, "RTS"));
   EXPECT_EQ(count(r, RuleId::EventsQpState), 2u) << describe(r);
   EXPECT_EQ(r.verdict, Verdict::PASS) << "events.qp_state is advisory: " << describe(r);
   // Through RESET, the QP may come back.
-  const check::Report back = check_with(
-      "multi_qp_errors",
-      base +
-          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 34, \"state\": \"RESET\"}\n" +
-          "{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 34, \"state\": \"RTS\"}\n");
+  const check::Report back =
+      check_with("multi_qp_errors", base + qp_state(34, "RESET") + qp_state(34, "RTS"));
   EXPECT_EQ(count(back, RuleId::EventsQpState), 0u) << describe(back);
 }
 

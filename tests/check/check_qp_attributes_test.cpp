@@ -18,14 +18,7 @@ namespace {
 using check::RuleId;
 using check::Verdict;
 
-const std::string kDir = ROCECERT_SOURCE_DIR "/vectors/real/";
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::string& kDir = kRealDir;
 
 // The setup of `capture` with `from` replaced by `to` (once), through a file as a user gives it.
 std::shared_ptr<const check::Setup> setup_of(const std::string& capture,
@@ -120,12 +113,7 @@ TEST(CheckQpAttributes, RetryCntSevenIsSevenRetriesButRxeRetriesForever) {
     check::Options o;
     o.profile = check::load_profile(profile);
     o.setup = setup;
-    check::Checker k(o);
-    std::uint64_t n = 0;
-    for (const Conversation::Frame& f : c.frames())
-      k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
-                  wire::LinkType::Ethernet);
-    return k.finish("conversation");
+    return c.check(o);
   };
   const check::Report iba = run("iba");
   EXPECT_EQ(count(iba, RuleId::PsnRetryCount), 1u) << describe(iba);

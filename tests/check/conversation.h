@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -11,6 +13,16 @@
 #include "rocecert/wire/encode.h"
 
 namespace rocecert::testing {
+
+// The real captures and their logs and setups.
+inline const std::string kRealDir = ROCECERT_SOURCE_DIR "/vectors/real/";
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
 
 class Conversation {
  public:
@@ -85,6 +97,10 @@ class Conversation {
   check::Report check(check::Profile profile) const {
     check::Options o;
     o.profile = std::move(profile);
+    return check(o);
+  }
+  // With every option (--setup, --events, jobs).
+  check::Report check(const check::Options& o) const {
     check::Checker c(o);
     std::uint64_t n = 0;
     for (const Frame& f : frames_)
