@@ -174,6 +174,18 @@ int check_seeds(const std::filesystem::path& capture, const std::string& dir) {
     return true;
   };
   if (!emit("whole", frames, SIZE_MAX) || !emit("snap", frames, kSnap)) return -1;
+  // The captures whose setup and completion log fuzz_check holds: a copy whose length picks
+  // them (length mod 3, fuzz_check.cpp; zero bytes at the end, an empty frame at most).
+  const std::string stem = capture.stem().string();
+  const int side = stem == "cq_overflow"                                    ? 1
+                   : stem == "rnr_nak_then_ok" || stem == "multi_qp_errors" ? 2
+                                                                            : 0;
+  if (side != 0) {
+    std::string seed = check_seed(options, frames, SIZE_MAX);
+    while (seed.size() % 3 != static_cast<std::size_t>(side)) seed.push_back('\0');
+    if (!write(base + "_side", seed)) return -1;
+    ++n;
+  }
   std::vector<SeedFrame> w(frames.begin(),
                            frames.begin() + static_cast<std::ptrdiff_t>(window(frames)));
   if (w.size() < 3) return n;
