@@ -210,6 +210,12 @@ class Stream {
   std::int64_t timer_round_ts_ = 0;      // the last round the timer started, 0: none since
   bool hears_all_ = true;
   std::int64_t max_rtt_ = 0;  // the longest request → response time the tap showed
+  struct LastResend {
+    std::uint32_t psn = 0;
+    std::uint16_t ip_id = 0;
+    std::uint32_t icrc = 0;
+  };
+  std::optional<LastResend> last_resend_;  // its link copies are duplicates
   struct MsgPkt {
     std::uint8_t opcode = 0;
     std::uint32_t psn = 0;
