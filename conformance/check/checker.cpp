@@ -345,10 +345,14 @@ struct Checker::Impl {
     judge.count_frame(e.stream->conn());
     if (opts.reconstruct_only) return;
     // Whether every response to this stream so far reached it: it is paired, or no response
-    // from its responder's host to its requester's host is waiting for a stream.
-    const auto u = unpaired_between.find(flow_key(e.responder, e.requester, 0));
-    e.stream->set_hears_all(e.requester_qpn.has_value() || u == unpaired_between.end() ||
-                            u->second == 0);
+    // from its responder's host to its requester's host is waiting for a stream. Only the QP
+    // attribute rules read it (a setup given): no lookup per request otherwise.
+    if (opts.setup && !e.requester_qpn) {
+      const auto u = unpaired_between.find(flow_key(e.responder, e.requester, 0));
+      e.stream->set_hears_all(u == unpaired_between.end() || u->second == 0);
+    } else {
+      e.stream->set_hears_all(true);
+    }
     e.stream->on_request(p);
   }
   void process_response(const Pkt& p, ResponseFlow& rf) {
