@@ -7,6 +7,9 @@
 #   make bench  install missing packages, build, run the benchmarks (figures in docs/bench.md)
 #   make check-campaign  `rocecert check` on the model's traffic under faults, SEEDS=N seeds
 #               (default 5000; docs/check-validation.md); not part of `make test`
+#   make fuzz-campaign   the long fuzz runs: FUZZ_RUNS executions (default 10 M) of each of
+#               FUZZ_TARGETS on FUZZ_WORKERS processes, the corpus kept in build/fuzz-campaign;
+#               hours, not part of `make test` (docs/bench.md)
 JOBS    ?= 2
 BUILD   ?= build
 CMAKE   ?= cmake
@@ -14,7 +17,7 @@ GEN     := -G Ninja
 WERROR  := -DROCECERT_WERROR=ON
 
 .PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean \
-        format check-format check-campaign
+        format check-format check-campaign fuzz-campaign
 
 all: build
 
@@ -30,6 +33,11 @@ $(BUILD)/asan/build.ninja: | deps
 $(BUILD)/fuzz/build.ninja: | deps
 	$(CMAKE) -S . -B $(BUILD)/fuzz $(GEN) -DCMAKE_BUILD_TYPE=Debug -DROCECERT_FUZZ=ON \
 	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+
+# The campaign's build: the fuzz targets without ASan (scripts/fuzz-campaign.sh).
+$(BUILD)/fuzz-fast/build.ninja: | deps
+	$(CMAKE) -S . -B $(BUILD)/fuzz-fast $(GEN) -DCMAKE_BUILD_TYPE=Debug -DROCECERT_FUZZ=ON \
+	  -DROCECERT_FUZZ_ASAN=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 
 build: deps $(BUILD)/release/build.ninja
 	$(CMAKE) --build $(BUILD)/release -j $(JOBS)
@@ -69,6 +77,10 @@ bench: build
 SEEDS ?= 5000
 check-campaign: build
 	SEEDS=$(SEEDS) $(BUILD)/release/tests/check_corpus/check_campaign
+
+fuzz-campaign: build-fuzz $(BUILD)/fuzz-fast/build.ninja
+	$(CMAKE) --build $(BUILD)/fuzz-fast -j $(JOBS)
+	bash scripts/fuzz-campaign.sh $(BUILD)/fuzz-fast $(BUILD)/fuzz $(BUILD)/fuzz-campaign
 
 clean:
 	rm -rf $(BUILD)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `make fuzz-campaign`: the long fuzz runs that `make test` only samples (docs/bench.md records
+# their figures). Each target in FUZZ_TARGETS runs FUZZ_RUNS executions built without ASan
+# (coverage and UBSan only: about 4x as many executions a second), on FUZZ_WORKERS processes,
+# from the seeds of the test suite plus what earlier campaigns kept; then every input of the
+# grown corpus is run once more under ASan/UBSan (the build of `make test`).
+# Usage: scripts/fuzz-campaign.sh FAST_BUILD ASAN_BUILD OUT_DIR
+set -euo pipefail
+fast=$1 asan=$2 out=$3
+runs=${FUZZ_RUNS:-10000000}
+workers=${FUZZ_WORKERS:-1}
+targets=${FUZZ_TARGETS:-fuzz_check fuzz_events fuzz_decode fuzz_pcap_reader fuzz_scenario fuzz_fault_rule}
+mkdir -p "$out"
+# The seeds: the fuzz suite's fixture writes them into the ASan build's corpus folders.
+(cd "$asan" && ctest -R '^fuzz_seeds$' --output-on-failure >/dev/null)
+for t in $targets; do
+  corpus="$out/corpus_${t#fuzz_}"
+  seeds="$asan/fuzz/corpus_${t#fuzz_}"
+  [[ $t == fuzz_pcap_reader ]] && seeds="$asan/fuzz/corpus_pcap"
+  mkdir -p "$corpus" "$out/crashes_${t#fuzz_}"
+  extra=()
+  # Entropic scheduling spent half of fuzz_check's time choosing inputs.
+  [[ $t == fuzz_check ]] && extra+=(-entropic=0)
+  [[ -f fuzz/${t#fuzz_}.dict ]] && extra+=(-dict="fuzz/${t#fuzz_}.dict")
+  echo "== $t: $runs executions on $workers process(es), corpus $corpus"
+  per=$(( (runs + workers - 1) / workers ))
+  pids=()
+  for w in $(seq 1 "$workers"); do
+    "$fast/fuzz/$t" -runs="$per" -seed="$w" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$out/crashes_${t#fuzz_}/" "${extra[@]}" "$corpus" "$seeds" \
+      > "$out/$t.$w.log" 2>&1 &
+    pids+=($!)
+  done
+  status=0
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+  grep -h -E 'stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$out/$t".*.log
+  if [[ $status != 0 ]]; then
+    echo "$t: a finding; inputs in $out/crashes_${t#fuzz_}, logs $out/$t.*.log" >&2
+    exit 1
+  fi
+  echo "== $t: the corpus ($(ls "$corpus" | wc -l) inputs) once more under ASan/UBSan"
+  "$asan/fuzz/$t" -runs=0 -timeout=60 "${extra[@]}" "$corpus" > "$out/$t.asan.log" 2>&1 ||
+    { echo "$t: a finding under ASan; log $out/$t.asan.log" >&2; exit 1; }
+done
+echo "fuzz campaign: no finding"
