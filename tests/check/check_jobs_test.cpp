@@ -1,0 +1,98 @@
+// `check --jobs 2` on one capture: reading, decoding and the rules on the calling thread, the
+// golden replay on a thread of its own (check_files.cpp, golden.h). The report must be the one
+// of a single thread, byte for byte, and a capture cut short must fail alike.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "rocecert/check/checker.h"
+#include "rocecert/check/report_io.h"
+#include "rocecert/pcap/reader.h"
+#include "rocecert/pcap/writer.h"
+
+namespace rocecert::testing {
+namespace {
+
+std::vector<std::string> captures() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(ROCECERT_SOURCE_DIR "/vectors/real"))
+    if (e.path().extension() == ".pcap") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string json_of(const std::string& file, unsigned jobs) {
+  check::Options o;
+  o.profile = check::load_profile("rxe");
+  o.jobs = jobs;
+  std::ostringstream out;
+  check::write_json(check::check_files({file}, o), out);
+  return out.str();
+}
+
+// Every Ethernet capture of vectors/real/ one after the other, 1 s apart, into one file of
+// several MB: many batches of the replay's commands, so that it falls behind and catches up.
+// `name`: a file of the test's own (ctest runs tests side by side).
+std::string long_capture(const std::string& name) {
+  const std::string path = (std::filesystem::temp_directory_path() / name).string();
+  pcap::Writer w(path);
+  std::int64_t base = 1'700'000'000'000'000'000;
+  for (const std::string& f : captures()) {
+    pcap::Reader r(f);
+    if (r.link() != wire::LinkType::Ethernet) continue;
+    pcap::Record rec;
+    std::int64_t first = -1, last = 0;
+    while (r.next(rec)) {
+      if (first < 0) first = rec.ts_ns;
+      last = base + (rec.ts_ns - first);
+      w.write(last, rec.data, rec.len);
+    }
+    base = last + 1'000'000'000;
+  }
+  return path;
+}
+
+TEST(CheckJobs, EveryRealCaptureGetsTheSameReportWithTwoJobs) {
+  for (const std::string& f : captures()) {
+    SCOPED_TRACE(f);
+    EXPECT_EQ(json_of(f, 1), json_of(f, 2));
+  }
+}
+
+TEST(CheckJobs, ALongCaptureGetsTheSameReportWithTwoJobs) {
+  const std::string path = long_capture("rocecert_jobs_long.pcap");
+  ASSERT_GT(std::filesystem::file_size(path), std::uintmax_t{4} << 20);
+  const std::string one = json_of(path, 1);
+  EXPECT_EQ(one, json_of(path, 2));
+  EXPECT_EQ(one, json_of(path, 2));
+  std::filesystem::remove(path);
+}
+
+// Cut in the middle of a record, past many batches: the same error (file, frame, byte offset)
+// whatever the number of jobs.
+TEST(CheckJobs, ACaptureCutShortFailsAlikeWithTwoJobs) {
+  const std::string path = long_capture("rocecert_jobs_cut.pcap");
+  const auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, size * 7 / 10);
+  auto error_of = [&](unsigned jobs) {
+    check::Options o;
+    o.jobs = jobs;
+    try {
+      check::check_files({path}, o);
+    } catch (const pcap::CaptureError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string one = error_of(1);
+  EXPECT_NE(one.find("truncated dump file"), std::string::npos) << one;
+  EXPECT_EQ(one, error_of(2));
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
