@@ -412,6 +412,9 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
     atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
     while (atomics_.size() > 1024) atomics_.pop_front();
   }
+  if (op.operation == Operation::READ_REQUEST || is_atomic(op.operation) ||
+      op.operation == Operation::ATOMIC_WRITE)
+    track_rd_atomic(p);
   j_.checked(RuleId::PsnWindow, conn_);
   if (pdiff(next_, una_) < 0)
     j_.violation(RuleId::PsnWindow, "exceeded", p, conn_,
@@ -858,6 +861,7 @@ void Stream::on_response(const Pkt& p) {
     return;
   }
   const wire::OpcodeInfo& op = *p.op;
+  if (!rd_atomic_.empty()) close_rd_atomic(p);
   if (!corrupt_.empty())
     std::erase_if(corrupt_, [&](const Corrupt& c) {
       if (c.request || !c.reacted || pdiff(p.psn(), c.psn) < 0) return false;
@@ -1349,6 +1353,8 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
 void Stream::finish() {
   if (transport_ != wire::Transport::RC || !started_) return;
   if (golden_) golden_->finish();
+  for (const RdAtomicCheck& c : rd_checks_) decide_rd_atomic(c);
+  rd_checks_.clear();
   // Requests after a fatal NAK that the requester (resending nothing it failed) had heard.
   if (fatal_ && !fatal_unheard_) {
     for (const AfterFatal& a : after_fatal_) {

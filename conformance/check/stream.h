@@ -155,6 +155,13 @@ class Stream {
   // A new go-back-N round against the QP attributes of --setup; `prev_tx`: when the resent PSN
   // was last sent before (0: unknown), `after_rnr`: the round follows an RNR NAK's wait.
   void judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr);
+  // read.rd_atomic_limit (rd_atomic.cpp): a new READ, atomic or ATOMIC WRITE against the
+  // requester's max_rd_atomic; each response closes what it ends; a count is decided once the
+  // capture shows which of the requests counted were still outstanding at the requester.
+  void track_rd_atomic(const Pkt& p);
+  void close_rd_atomic(const Pkt& p);
+  struct RdAtomicCheck;
+  void decide_rd_atomic(const RdAtomicCheck& c);
   // golden.request: a SEND or WRITE message's first transmission, packet by packet, against
   // the model's segmentation of the same work request (refmodel/tx/segmenter.h).
   void golden_request(const Pkt& p, std::int32_t gap);
@@ -249,6 +256,28 @@ class Stream {
   std::optional<std::uint32_t> msn_base_;  // responder's MSN before base_
   std::optional<std::uint32_t> highest_resp_;
 
+  // read.rd_atomic_limit: the READ / atomic / ATOMIC WRITE messages outstanding as the tap
+  // sees it (no response at or beyond their last PSN yet), oldest first, and the counts that
+  // reached max_rd_atomic, waiting for the capture to show which of them were real.
+  struct RdAtomic {
+    std::uint32_t first = 0;
+    std::uint32_t len = 0;  // READ: its DMA length (its last PSN follows from the path MTU)
+    bool read = false;
+    std::uint64_t id = 0;
+  };
+  std::deque<RdAtomic> rd_atomic_;
+  std::uint64_t rd_next_id_ = 0;
+  struct RdAtomicCheck {
+    Pkt p;  // the request sent while `count` were outstanding
+    StateSnapshot state;
+    std::uint32_t limit = 0, count = 0;
+    std::uint64_t first_id = 0;  // the counted messages: ids first_id .. first_id + count - 1
+    // Of those: ended by their own last response after p (they were outstanding at the
+    // requester), ended by a later response with theirs never seen (the tap missed it), or
+    // forgotten (too many outstanding to follow).
+    std::uint32_t confirmed = 0, missed = 0, forgotten = 0;
+  };
+  std::vector<RdAtomicCheck> rd_checks_;
   std::deque<ReadReq> reads_;
   std::deque<AtomicReq> atomics_;
   std::deque<PendingAccess> accesses_;

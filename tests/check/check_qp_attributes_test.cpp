@@ -1,7 +1,8 @@
 // rocecert check --setup with the QPs' timing attributes (timeout, retry_cnt, rnr_retry,
-// min_rnr_timer from the setup's modify_qp steps): the real retry and RNR captures pass with the
-// attributes rxe_probe gave them; the same traffic judged against other attributes — what a
-// device that ignores them would have put on the wire — fails the rule that owns each one.
+// min_rnr_timer from the setup's modify_qp steps) and initiator depth (max_rd_atomic): the real
+// retry and RNR captures pass with the attributes rxe_probe gave them; the same traffic judged
+// against other attributes — what a device that ignores them would have put on the wire — fails the
+// rule that owns each one.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -143,6 +144,119 @@ TEST(CheckQpAttributes, RnrNaksAgainstTheirAttributes) {
       "{\"event\": \"wc\", \"host\": \"10.0.0.1\", \"qpn\": 55, \"wr_id\": 1, \"status\": "
       "\"RNR_RETRY_EXC_ERR\"}\n");
   EXPECT_EQ(count(log, RuleId::EventsWcStatus), 1u) << describe(log);
+}
+
+// read.rd_atomic_limit on hand-built READs from A (QP 0x11) to B (QP 0x22): the setup of
+// rnr_nak_then_ok renumbered to those QPs, A's max_rd_atomic `limit`, and an MR of B's for the
+// READs' rkey 7.
+std::shared_ptr<const check::Setup> reads_setup(int limit) {
+  std::string text = read_text(kDir + "setup/rnr_nak_then_ok.setup.json");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("\"dut_qpn\": 55", "\"dut_qpn\": 17");
+  replace("\"dut_qpn\": 55", "\"dut_qpn\": 34");
+  replace("\"max_rd_atomic\": 4", "\"max_rd_atomic\": " + std::to_string(limit));
+  replace("{\n      \"op\": \"create_qp\"",
+          "{\"op\": \"reg_mr\", \"pd\": \"pdB\", \"as\": \"bufR\", \"addr\": \"0x1000\", "
+          "\"length\": 65536, \"access\": [\"LOCAL_WRITE\", \"REMOTE_READ\"], "
+          "\"dut_rkey\": 7},\n    {\n      \"op\": \"create_qp\"");
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "rocecert-qp-attr-reads.json").string();
+  std::ofstream(path) << text;
+  auto s = std::make_shared<const check::Setup>(check::load_setup(path));
+  std::filesystem::remove(path);
+  return s;
+}
+
+// A READ of 16 bytes (one PSN) from A, and B's READ RESPONSE ONLY to it.
+void read_req(Conversation& c, std::uint32_t psn) {
+  wire::FrameSpec rq = c.make(true, wire::Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, psn);
+  rq.reth = {0x1000, 7, 16};
+  c.send(rq);
+}
+void read_resp(Conversation& c, std::uint32_t psn, std::uint32_t msn) {
+  wire::FrameSpec r =
+      c.make(false, wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, psn, 16);
+  r.aeth = {0x1F, msn};
+  c.send(r);
+}
+
+check::Report check_reads(const Conversation& c, int limit, check::Profile profile) {
+  check::Options o;
+  o.profile = std::move(profile);
+  o.setup = reads_setup(limit);
+  return c.check(o);
+}
+
+TEST(CheckQpAttributes, ReadsWithinMaxRdAtomicPass) {
+  // Two in flight at most, with max_rd_atomic 2.
+  Conversation c;
+  read_req(c, 100);
+  read_req(c, 101);
+  read_resp(c, 100, 1);
+  read_req(c, 102);
+  read_resp(c, 101, 2);
+  read_resp(c, 102, 3);
+  const check::Report r = check_reads(c, 2, strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::ReadRdAtomicLimit), 3u);
+}
+
+TEST(CheckQpAttributes, ReadsBeyondMaxRdAtomicFail) {
+  // A third READ while the first two are still unanswered (they are answered after it).
+  Conversation c;
+  read_req(c, 100);
+  read_req(c, 101);
+  read_req(c, 102);
+  read_resp(c, 100, 1);
+  read_resp(c, 101, 2);
+  read_resp(c, 102, 3);
+  const check::Report two = check_reads(c, 2, strict());
+  EXPECT_EQ(two.verdict, Verdict::FAIL);
+  ASSERT_EQ(count(two, RuleId::ReadRdAtomicLimit), 1u) << describe(two);
+  EXPECT_EQ(two.violations.front().frame, 3u);
+  EXPECT_EQ(two.violations.front().cause, "exceeded");
+  // With max_rd_atomic 3 the same traffic is within the limit.
+  EXPECT_EQ(check_reads(c, 3, strict()).verdict, Verdict::PASS);
+}
+
+TEST(CheckQpAttributes, MaxRdAtomicRoundedUpIsAnRxeDeviation) {
+  // Four in flight with max_rd_atomic 3: rxe rounds 3 up to 4 (declared by its profile); a
+  // fifth is beyond even that.
+  Conversation c;
+  for (std::uint32_t psn = 100; psn < 105; ++psn) read_req(c, psn);
+  for (std::uint32_t psn = 100; psn < 105; ++psn) read_resp(c, psn, psn - 99);
+  const check::Report rxe = check_reads(c, 3, check::load_profile("rxe"));
+  EXPECT_EQ(deviations(rxe, RuleId::ReadRdAtomicLimit), 1u) << describe(rxe);
+  EXPECT_EQ(count(rxe, RuleId::ReadRdAtomicLimit), 1u) << describe(rxe);
+  EXPECT_EQ(rxe.verdict, Verdict::FAIL);  // the fifth
+  EXPECT_EQ(count(check_reads(c, 3, strict()), RuleId::ReadRdAtomicLimit), 2u);
+}
+
+TEST(CheckQpAttributes, AResponseTheTapMissedIsACaptureErrorNotAFail) {
+  // The tap missed B's answer to PSN 100: the requester may have had it before sending 102.
+  // The answer to 101, after 102, shows 101 was still in flight, but one is within the limit.
+  Conversation c;
+  read_req(c, 100);
+  read_req(c, 101);
+  read_req(c, 102);
+  read_resp(c, 101, 2);
+  read_resp(c, 102, 3);
+  const check::Report budget = check_reads(c, 2, strict(1));
+  EXPECT_EQ(count(budget, RuleId::ReadRdAtomicLimit), 0u) << describe(budget);
+  EXPECT_NE(budget.verdict, Verdict::FAIL) << describe(budget);
+  // Without a budget for capture errors, the same trace fails.
+  EXPECT_EQ(count(check_reads(c, 2, strict(0)), RuleId::ReadRdAtomicLimit), 1u);
+  // A capture that ends before the answers decides nothing.
+  Conversation cut;
+  read_req(cut, 100);
+  read_req(cut, 101);
+  read_req(cut, 102);
+  const check::Report open = check_reads(cut, 2, strict());
+  EXPECT_EQ(count(open, RuleId::ReadRdAtomicLimit), 0u) << describe(open);
 }
 
 }  // namespace

@@ -27,6 +27,9 @@ int main() {
   const std::vector<check::Profile> profiles = corpus::corpus_profiles();
   std::map<std::string, std::uint64_t> opcodes, faults, taps, verdicts, events;
   std::map<std::string, std::uint64_t> checked;  // rule -> evaluations under the first profile
+  // rule -> its declared deviations and its violations explained by capture errors (first
+  // profile): where the rule did more than pass.
+  std::map<std::string, std::uint64_t> deviated, explained;
   std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
     const corpus::Outcome o = corpus::evaluate(seed, profiles);
@@ -40,9 +43,12 @@ int main() {
     for (const auto& [e, n] : o.run.events) events[e] += n;
     ++taps[corpus::tap_name(o.c.tap)];
     if (!o.reports.empty())
-      for (const check::RuleInfo& r : check::rules())
-        checked[std::string(r.id)] +=
-            o.reports.front().rules[static_cast<std::size_t>(r.rule)].checked;
+      for (const check::RuleInfo& r : check::rules()) {
+        const check::RuleCount& rr = o.reports.front().rules[static_cast<std::size_t>(r.rule)];
+        checked[std::string(r.id)] += rr.checked;
+        if (rr.deviations != 0) deviated[std::string(r.id)] += rr.deviations;
+        if (rr.explained != 0) explained[std::string(r.id)] += rr.explained;
+      }
     for (std::size_t i = 0; i < o.reports.size(); ++i)
       ++verdicts[fmt::format("{} {}", profiles[i].name,
                              corpus::verdict_name(o.reports[i].verdict))];
@@ -61,6 +67,8 @@ int main() {
   for (const auto& [a, n] : faults) fmt::print("fault {}: {} frames\n", a, n);
   for (const auto& [e, n] : events) fmt::print("model {}: {}\n", e, n);
   for (const auto& [r, n] : checked) fmt::print("rule {} checked: {}\n", r, n);
+  for (const auto& [r, n] : deviated) fmt::print("rule {} deviations: {}\n", r, n);
+  for (const auto& [r, n] : explained) fmt::print("rule {} explained: {}\n", r, n);
   fmt::print("opcodes seen ({}):", opcodes.size());
   for (const auto& [op, n] : opcodes) fmt::print(" {}={}", op, n);
   fmt::print("\n");

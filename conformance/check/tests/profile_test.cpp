@@ -93,7 +93,7 @@ TEST(Profile, ErrorsNameTheFileAndTheKey) {
       {R"({"name": "x", "deviations": [{"rule": "read.opcodes", "cause": "*",
           "justification": "j", "reference": "r"}]})",
        "dut.json: deviations[0].rule: unknown rule \"read.opcodes\" (rules of read: "
-       "read.response, read.opcode, read.length, read.resume)"},
+       "read.response, read.opcode, read.length, read.resume, read.rd_atomic_limit)"},
       {R"({"name": "x", "deviations": [{"rule": "nope", "cause": "*",
           "justification": "j", "reference": "r"}]})",
        "dut.json: deviations[0].rule: unknown rule \"nope\" (families: wire, seq,"},

@@ -34,9 +34,11 @@ struct SetupQp {
   bool numbered = false;  // the step gives dut_qpn (else the QP is found by its dest_qpn only)
   std::uint32_t pd = 0;
   bool remote_read = false, remote_write = false, remote_atomic = false;  // qp_access_flags
-  // The timing attributes its modify_qp steps set (the last value each), and its peer's QPN as
-  // the DUT numbers it (dest_qp_num: a number, or a QP of the setup with its dut_qpn).
+  // The timing attributes and the initiator depth its modify_qp steps set (the last value
+  // each), and its peer's QPN as the DUT numbers it (dest_qp_num: a number, or a QP of the
+  // setup with its dut_qpn).
   std::optional<std::uint8_t> timeout, retry_cnt, rnr_retry, min_rnr_timer;
+  std::optional<std::uint8_t> max_rd_atomic;  // initiator depth (read.rd_atomic_limit)
   std::optional<std::uint32_t> dest_qpn;
 };
 
