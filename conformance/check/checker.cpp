@@ -149,7 +149,10 @@ struct Checker::Impl {
     std::uint32_t qkey = 0;
   };
 
-  explicit Impl(Options o) : opts(std::move(o)), judge(opts, report) {
+  explicit Impl(Options o)
+      : opts(std::move(o)),
+        judge(opts, report),
+        keys(opts.events.get(), static_cast<std::int64_t>(opts.profile.timing_tolerance_ns)) {
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
   }
@@ -621,9 +624,16 @@ struct Checker::Impl {
                              opts.setup->file));
     if (report.rules[static_cast<std::size_t>(RuleId::KeyStatic)].checked > 0)
       judge.note(NoteKind::Assumption, std::nullopt, 0,
-                 "key.static: the responder's memory regions are taken as unchanged during the "
-                 "capture except where SEND WITH INVALIDATE shows an invalidation (--events is "
-                 "not read yet)");
+                 keys.logged_keys() == 0
+                     ? std::string("key.static: the responder's memory regions are taken as "
+                                   "unchanged during the capture except where SEND WITH "
+                                   "INVALIDATE shows an invalidation")
+                     : fmt::format("key.static: the responder's memory regions are taken as "
+                                   "unchanged during the capture except where SEND WITH "
+                                   "INVALIDATE shows an invalidation or {} logs a change of "
+                                   "the key ({} rkeys; accesses on either side of a change are "
+                                   "not compared)",
+                                   opts.events->file, keys.logged_keys()));
     // Compact: merged connections disappear, ids are renumbered.
     std::vector<std::uint32_t> new_id(report.connections.size(), kNoConnection);
     std::vector<Connection> kept;

@@ -24,8 +24,10 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kKeys[] = {"event",  "host",   "qpn",      "t_ns",  "wr_id",
-                                      "status", "opcode", "byte_len", "state", "type"};
+constexpr std::string_view kKeys[] = {"event",  "host",     "qpn",   "t_ns", "wr_id", "status",
+                                      "opcode", "byte_len", "state", "type", "rkey",  "change"};
+constexpr std::string_view kKeyChanges[] = {"register", "deregister", "reregister", "bind",
+                                            "invalidate"};
 
 // The QP states as the model names them (qp::to_string), the names ibv_qp_state uses.
 bool known_state(const std::string& name) {
@@ -87,8 +89,11 @@ Events parse_events(std::string_view text, const std::string& source) {
       e.kind = Event::Kind::QpState;
     else if (kind == "async")
       e.kind = Event::Kind::Async;
+    else if (kind == "key")
+      e.kind = Event::Kind::Key;
     else
-      throw fail("\"event\" must be \"wc\", \"qp_state\" or \"async\", not \"" + kind + "\"");
+      throw fail("\"event\" must be \"wc\", \"qp_state\", \"async\" or \"key\", not \"" + kind +
+                 "\"");
     const std::string host = string_of("host");
     if (inet_pton(AF_INET, host.c_str(), e.host.data()) == 1) {
       e.ip_version = 4;
@@ -133,6 +138,19 @@ Events parse_events(std::string_view text, const std::string& source) {
       case Event::Kind::Async:
         e.name = string_of("type");
         break;
+      case Event::Kind::Key: {
+        const auto rkey = uint_of("rkey", 0xFFFFFFFF);
+        if (!rkey) throw fail("missing key \"rkey\"");
+        e.rkey = static_cast<std::uint32_t>(*rkey);
+        e.name = string_of("change");
+        if (std::find(std::begin(kKeyChanges), std::end(kKeyChanges), e.name) ==
+            std::end(kKeyChanges))
+          throw fail(
+              "\"change\" must be \"register\", \"deregister\", \"reregister\", \"bind\" or "
+              "\"invalidate\", not \"" +
+              e.name + "\"");
+        break;
+      }
     }
     out.events.push_back(std::move(e));
   }

@@ -32,8 +32,8 @@ void Stream::track_rd_atomic(const Pkt& p) {
       c.limit = *q->max_rd_atomic;
       c.count = count;
       c.first_id = rd_atomic_.empty() ? rd_next_id_ : rd_atomic_.front().id;
-      c.state = state(fmt::format("at most {} READ/atomic requests outstanding (max_rd_atomic)",
-                                  c.limit));
+      c.state = state(
+          fmt::format("at most {} READ/atomic requests outstanding (max_rd_atomic)", c.limit));
       if (count == 0)
         decide_rd_atomic(c);  // max_rd_atomic 0: no READ or atomic may go out at all
       else
@@ -52,8 +52,8 @@ void Stream::track_rd_atomic(const Pkt& p) {
 
 void Stream::close_rd_atomic(const Pkt& p) {
   const Operation kind = p.op->operation;
-  const wire::AethKind aeth = p.has(wire::Header::Aeth) ? wire::aeth_kind(p.aeth.syndrome)
-                                                         : wire::AethKind::ACK;
+  const wire::AethKind aeth =
+      p.has(wire::Header::Aeth) ? wire::aeth_kind(p.aeth.syndrome) : wire::AethKind::ACK;
   // A NAK that asks for a resend (PSN sequence error, RNR) at or before a request's PSNs leaves
   // it outstanding; a fatal NAK ends the request it names (in error).
   const bool resend_nak =

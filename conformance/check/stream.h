@@ -23,18 +23,31 @@
 namespace rocecert::check::detail {
 
 // Invalidation generations of rkeys per responder host: a key fact only conflicts with facts
-// of the same generation (SEND_WITH_INVALIDATE seen on the wire starts a new one).
+// of the same generation. SEND_WITH_INVALIDATE seen on the wire starts a new one, and so does a
+// key event of the --events log (an MR registered or deregistered, a window bound or
+// invalidated) at its time; an rkey the log changes at no stated time, or an access within the
+// profile's timing tolerance of a logged change, is not judged (kUnjudged).
 class KeyEpochs {
  public:
-  std::uint32_t get(const IpAddr& host, std::uint32_t rkey) const;
+  static constexpr std::uint32_t kUnjudged = 0xFFFFFFFF;
+  KeyEpochs(const Events* events, std::int64_t tolerance_ns);
+  // The generation of `rkey` on `host` for an access sent at `ts`.
+  std::uint32_t get(const IpAddr& host, std::uint32_t rkey, std::int64_t ts) const;
   void invalidate(const IpAddr& host, std::uint32_t rkey);
+  std::size_t logged_keys() const { return logged_.size(); }  // rkeys the log changes
 
  private:
+  using Key = std::pair<std::array<std::uint8_t, 16>, std::uint32_t>;
   struct Hash {
-    std::size_t operator()(const std::pair<std::array<std::uint8_t, 16>, std::uint32_t>& k) const;
+    std::size_t operator()(const Key& k) const;
   };
-  std::unordered_map<std::pair<std::array<std::uint8_t, 16>, std::uint32_t>, std::uint32_t, Hash>
-      gen_;
+  struct Logged {
+    std::vector<std::int64_t> times;  // sorted
+    bool untimed = false;
+  };
+  std::unordered_map<Key, std::uint32_t, Hash> gen_;
+  std::unordered_map<Key, Logged, Hash> logged_;
+  std::int64_t tolerance_ns_ = 0;
 };
 
 class Stream {

@@ -185,6 +185,14 @@ TEST(CheckEvents, ABrokenLogIsLocated) {
        "log: line 1 (byte offset 0): \"qpn\" must be an integer from 0 to 16777215"},
       {"{\"event\": \"qp_state\", \"host\": \"10.0.0.1\", \"qpn\": 1, \"state\": \"READY\"}\n",
        "log: line 1 (byte offset 0): \"state\" is not a QP state"},
+      {"{\"event\": \"key\", \"host\": \"10.0.0.2\", \"change\": \"bind\"}\n",
+       "log: line 1 (byte offset 0): missing key \"rkey\""},
+      {"{\"event\": \"key\", \"host\": \"10.0.0.2\", \"rkey\": 7, \"change\": \"rebind\"}\n",
+       "log: line 1 (byte offset 0): \"change\" must be \"register\", \"deregister\""},
+      {"{\"event\": \"key\", \"host\": \"10.0.0.2\", \"rkey\": 4294967296, \"change\": \"bind\"}\n",
+       "log: line 1 (byte offset 0): \"rkey\" must be an integer from 0 to 4294967295"},
+      {"{\"event\": \"keys\", \"host\": \"10.0.0.2\"}\n",
+       "log: line 1 (byte offset 0): \"event\" must be \"wc\", \"qp_state\", \"async\" or \"key\""},
   };
   for (const auto& [text, expected] : cases) {
     SCOPED_TRACE(text);

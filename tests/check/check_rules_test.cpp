@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "conversation.h"
+#include "rocecert/check/events.h"
 
 namespace rocecert::testing {
 namespace {
@@ -237,6 +238,40 @@ TEST(CheckRules, RkeyRefusedAfterSendWithInvalidatePasses) {
   const check::Report r = granted_then_refused(true).check(strict());
   EXPECT_EQ(count(r, RuleId::KeyStatic), 0u) << describe(r);
   EXPECT_NE(r.verdict, Verdict::FAIL);
+}
+
+// The same with the DUT's log saying how B's rkey 7 changed (--events, a "key" line).
+check::Report granted_then_refused_with_log(const std::string& key_line) {
+  check::Options o;
+  o.profile = strict();
+  o.profile.timing_tolerance_ns = 1'000;
+  o.events = std::make_shared<const check::Events>(check::parse_events(key_line, "dut.log"));
+  return granted_then_refused(false).check(o);
+}
+
+TEST(CheckRules, RkeyRefusedAfterALoggedKeyChangePasses) {
+  // The frames are 10 µs apart from 1 s on: the second WRITE went out at 1.00003 s.
+  const std::string change =
+      R"({"event": "key", "host": "10.0.0.2", "rkey": 7, "change": "deregister", "t_ns": )";
+  const check::Report between = granted_then_refused_with_log(change + "1000025000}");
+  EXPECT_EQ(count(between, RuleId::KeyStatic), 0u) << describe(between);
+  EXPECT_NE(between.verdict, Verdict::FAIL);
+  bool stated = false;  // the assumption names the log
+  for (const check::Note& n : between.notes)
+    stated = stated || n.message.find("dut.log logs a change") != std::string::npos;
+  EXPECT_TRUE(stated) << describe(between);
+  // A change after both accesses, or of another key, explains nothing.
+  EXPECT_EQ(count(granted_then_refused_with_log(change + "1000045000}"), RuleId::KeyStatic), 1u);
+  EXPECT_EQ(count(granted_then_refused_with_log(
+                      R"({"event": "key", "host": "10.0.0.2", "rkey": 8, "change": "bind", )"
+                      R"("t_ns": 1000025000})"),
+                  RuleId::KeyStatic),
+            1u);
+  // A change at no stated time: the key is not judged at all.
+  const check::Report untimed = granted_then_refused_with_log(
+      R"({"event": "key", "host": "10.0.0.2", "rkey": 7, "change": "invalidate"})");
+  EXPECT_EQ(count(untimed, RuleId::KeyStatic), 0u) << describe(untimed);
+  EXPECT_EQ(untimed.rules[static_cast<std::size_t>(RuleId::KeyStatic)].checked, 0u);
 }
 
 Conversation rnr(std::int64_t wait_ns) {

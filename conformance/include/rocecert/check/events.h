@@ -3,7 +3,8 @@
 // events, each naming the host (its IP address, as the capture shows it) and the QP. The checker
 // holds them against the wire: an error completion names the error the wire shows, a fatal NAK
 // is completed with its status, and after a QP's first error its other work requests are
-// flushed (rules events.*).
+// flushed (rules events.*). Key events (an MR registered or deregistered, a memory window bound
+// or invalidated) tell key.static where a host's rkey changed meaning.
 #pragma once
 
 #include <array>
@@ -19,7 +20,7 @@
 namespace rocecert::check {
 
 struct Event {
-  enum class Kind : std::uint8_t { Wc, QpState, Async };
+  enum class Kind : std::uint8_t { Wc, QpState, Async, Key };
   Kind kind = Kind::Wc;
   std::size_t line = 0;                 // 1-based, in the file
   std::array<std::uint8_t, 16> host{};  // IPv4 in the first 4 bytes, as captures show it
@@ -30,8 +31,10 @@ struct Event {
   std::uint64_t wr_id = 0;
   cq::WcStatus status = cq::WcStatus::SUCCESS;
   std::optional<cq::WcOpcode> opcode;  // absent on error completions (ibv_poll_cq)
-  // qp_state: the state's name ("ERR", ...); async: the event's name ("QP_FATAL", "CQ_ERR", ...)
+  // qp_state: the state's name ("ERR", ...); async: the event's name ("QP_FATAL", "CQ_ERR", ...);
+  // key: the change ("register", "deregister", "reregister", "bind", "invalidate")
   std::string name;
+  std::uint32_t rkey = 0;  // key: the rkey whose meaning changed, on `host` (the memory's owner)
 };
 
 struct Events {
