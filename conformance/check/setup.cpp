@@ -1,5 +1,6 @@
 #include "rocecert/check/setup.h"
 
+#include <map>
 #include <variant>
 
 #include "rocecert/conformance/scenario.h"
@@ -59,6 +60,7 @@ Setup make_setup(const conformance::Scenario& sc, const std::string& file,
   out.file = file;
   out.keys_known = qpns == nullptr;
   std::vector<std::pair<std::ptrdiff_t, std::string>> dest_names;  // QP index, peer's name
+  std::map<conformance::ObjId, conformance::AllocMwStep> windows;  // by the window's object
   auto host = [&](conformance::ObjId obj) {
     return host_of(sc.adapters.at(sc.object(obj).adapter_index).config.gid);
   };
@@ -90,6 +92,30 @@ Setup make_setup(const conformance::Scenario& sc, const std::string& file,
       out.qps.push_back(std::move(x));
     } else if (const auto* w = std::get_if<conformance::AllocMwStep>(&step.body)) {
       out.hosts_with_windows.push_back(host(w->pd));
+      windows.emplace(w->mw, *w);
+    } else if (const auto* b = std::get_if<conformance::PostSendStep>(&step.body);
+               b && b->wr.opcode == tx::WrOpcode::BIND_MW && b->bind_dut_rkey) {
+      // A window the DUT bound, with the rkey it gave it: it grants its own range and rights,
+      // and a type 2 window serves only the QP that bound it (IBA Vol. 1 chapter 10, memory
+      // windows, C10-72..C10-75; docs/spec-notes.md §7.3, §7.4).
+      const auto mw = windows.find(b->bind_mw.object);
+      if (mw == windows.end()) continue;  // a literal window number: not the setup's
+      SetupMr x;
+      x.host = host(mw->second.pd);
+      x.name = sc.object(mw->first).name;
+      x.rkey = *b->bind_dut_rkey;
+      x.iova = b->wr.bind_addr;
+      x.length = b->wr.bind_length;
+      x.pd = static_cast<std::uint32_t>(mw->second.pd);
+      x.remote_read =
+          mem::contains(mem::access_from_u32(b->wr.bind_access), mem::Access::REMOTE_READ);
+      x.remote_write =
+          mem::contains(mem::access_from_u32(b->wr.bind_access), mem::Access::REMOTE_WRITE);
+      x.remote_atomic =
+          mem::contains(mem::access_from_u32(b->wr.bind_access), mem::Access::REMOTE_ATOMIC);
+      x.window = true;
+      if (mw->second.type == mem::MwType::TYPE_2) x.bound_qp = sc.object(b->qp).name;
+      out.mrs.push_back(std::move(x));
     } else if (const auto* mq = std::get_if<conformance::ModifyQpStep>(&step.body)) {
       for (SetupQp& x : out.qps) {
         if (x.name != sc.object(mq->qp).name) continue;

@@ -90,7 +90,8 @@ constexpr std::string_view kSendWrAllowed[] = {
     "bind",          "flush_type", "flush_level",     "ah",
     "remote_qpn",    "remote_qkey"};
 constexpr std::string_view kSendWrRequired[] = {"opcode"};
-constexpr std::string_view kBindAllowed[] = {"mw", "mr", "addr", "offset", "length", "access"};
+constexpr std::string_view kBindAllowed[] = {"mw",     "mr",     "addr",    "offset",
+                                             "length", "access", "dut_rkey"};
 constexpr std::string_view kBindRequired[] = {"mw", "mr", "access"};
 constexpr std::string_view kRecvWrAllowed[] = {"wr_id", "sg_list"};
 constexpr std::span<const std::string_view> kRecvWrRequired;

@@ -392,6 +392,7 @@ void Loader::bind(const Node& n, PostSendStep& s) {
   }
   s.wr.bind_access =
       in_.flags<mem::Access>(in_.required(n, "access"), names::access_flags(), "access flag");
+  if (auto v = in_.optional(n, "dut_rkey")) s.bind_dut_rkey = in_.u32(*v);
 }
 
 RunStep Loader::run(const Node& n) {

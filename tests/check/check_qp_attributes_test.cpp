@@ -172,9 +172,10 @@ std::shared_ptr<const check::Setup> reads_setup(int limit) {
 }
 
 // A READ of 16 bytes (one PSN) from A, and B's READ RESPONSE ONLY to it.
-void read_req(Conversation& c, std::uint32_t psn) {
+void read_req(Conversation& c, std::uint32_t psn, std::uint32_t rkey = 7,
+              std::uint64_t va = 0x1000) {
   wire::FrameSpec rq = c.make(true, wire::Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, psn);
-  rq.reth = {0x1000, 7, 16};
+  rq.reth = {va, rkey, 16};
   c.send(rq);
 }
 void read_resp(Conversation& c, std::uint32_t psn, std::uint32_t msn) {
@@ -189,6 +190,40 @@ check::Report check_reads(const Conversation& c, int limit, check::Profile profi
   o.profile = std::move(profile);
   o.setup = reads_setup(limit);
   return c.check(o);
+}
+
+// The setup of reads_setup with a type 2 window of B's over [0x2000, +256) of the MR, for
+// REMOTE_READ, bound by `bound_by` (qpB, or qpC, another QP of B's) with the DUT's rkey 0x1234
+// (a BIND_MW step's dut_rkey).
+std::shared_ptr<const check::Setup> window_setup(const std::string& bound_by) {
+  std::string text = read_text(kDir + "setup/rnr_nak_then_ok.setup.json");
+  auto replace = [&](const std::string& from, const std::string& to) {
+    const std::size_t at = text.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    text.replace(at, from.size(), to);
+  };
+  replace("\"dut_qpn\": 55", "\"dut_qpn\": 17");
+  replace("\"dut_qpn\": 55", "\"dut_qpn\": 34");
+  replace("{\n      \"op\": \"create_qp\"",
+          "{\"op\": \"reg_mr\", \"pd\": \"pdB\", \"as\": \"bufR\", \"addr\": \"0x1000\", "
+          "\"length\": 65536, \"access\": [\"LOCAL_WRITE\", \"REMOTE_READ\", \"MW_BIND\"], "
+          "\"dut_rkey\": 7},\n    {\n      \"op\": \"create_qp\"");
+  const std::size_t end = text.rfind(']');
+  text.insert(end,
+              ", {\"op\": \"create_qp\", \"pd\": \"pdB\", \"as\": \"qpC\", \"type\": \"RC\", "
+              "\"send_cq\": \"cqB\"}, "
+              "{\"op\": \"alloc_mw\", \"pd\": \"pdB\", \"as\": \"mwB\", \"type\": 2}, "
+              "{\"op\": \"post_send\", \"qp\": \"" +
+                  bound_by +
+                  "\", \"wr\": {\"wr_id\": 9, \"opcode\": \"BIND_MW\", \"bind\": {\"mw\": \"mwB\", "
+                  "\"mr\": \"bufR\", \"offset\": 4096, \"length\": 256, \"access\": "
+                  "[\"REMOTE_READ\"], \"dut_rkey\": 4660}}}\n  ");
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "rocecert-qp-attr-window.json").string();
+  std::ofstream(path) << text;
+  auto s = std::make_shared<const check::Setup>(check::load_setup(path));
+  std::filesystem::remove(path);
+  return s;
 }
 
 TEST(CheckQpAttributes, ReadsWithinMaxRdAtomicPass) {
@@ -257,6 +292,34 @@ TEST(CheckQpAttributes, AResponseTheTapMissedIsACaptureErrorNotAFail) {
   read_req(cut, 102);
   const check::Report open = check_reads(cut, 2, strict());
   EXPECT_EQ(count(open, RuleId::ReadRdAtomicLimit), 0u) << describe(open);
+}
+
+TEST(CheckQpAttributes, AccessesThroughABoundWindowAreJudgedAgainstIt) {
+  // READs with the window's rkey 0x1234: inside it, then inside the MR but outside the window;
+  // both answered.
+  Conversation c;
+  read_req(c, 100, 0x1234, 0x2000);
+  read_resp(c, 100, 1);
+  read_req(c, 101, 0x1234, 0x3000);
+  read_resp(c, 101, 2);
+  check::Options o;
+  o.profile = strict();
+  o.setup = window_setup("qpB");
+  const check::Report r = c.check(o);
+  EXPECT_EQ(checked(r, RuleId::KeySetup), 2u) << describe(r);
+  ASSERT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
+  EXPECT_EQ(r.violations.front().frame, 4u);
+  EXPECT_NE(r.violations.front().message.find("outside window mwB"), std::string::npos)
+      << r.violations.front().message;
+  // A type 2 window serves only the QP that bound it: bound by qpC, B's qpB must refuse it.
+  Conversation inside;
+  read_req(inside, 100, 0x1234, 0x2000);
+  read_resp(inside, 100, 1);
+  o.setup = window_setup("qpC");
+  const check::Report other = inside.check(o);
+  ASSERT_EQ(count(other, RuleId::KeySetup), 1u) << describe(other);
+  EXPECT_NE(other.violations.front().message.find("bound to QP qpC, not QP qpB"), std::string::npos)
+      << other.violations.front().message;
 }
 
 }  // namespace

@@ -25,6 +25,10 @@ struct SetupMr {
   std::uint64_t length = 0;
   std::uint32_t pd = 0;  // the scenario's PD object index
   bool remote_read = false, remote_write = false, remote_atomic = false;
+  // A memory window bound by a BIND_MW the setup gives with its dut_rkey (name: the window's):
+  // its range and rights are the bind's; a type 2 window serves only the QP it was bound on.
+  bool window = false;
+  std::optional<std::string> bound_qp;  // type 2: that QP's name
 };
 
 struct SetupQp {

@@ -210,6 +210,8 @@ struct PostSendStep {
   KeyRef invalidate_rkey;
   KeyRef bind_mw;                       // BIND_MW: the window (its current rkey)
   KeyRef bind_mr;                       // BIND_MW: the MR (its lkey)
+  // BIND_MW: the rkey the device under test gave the window (rocecert check --setup)
+  std::optional<std::uint32_t> bind_dut_rkey;
   QpnRef remote_qpn;                    // UD
   std::optional<qp::AddressVector> ah;  // UD: the address handle to create for this WR
   std::optional<model::PostError> expect_error;
