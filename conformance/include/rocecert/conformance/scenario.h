@@ -208,8 +208,8 @@ struct PostSendStep {
   bool inline_from_sg = false;  // INLINE without inline_data: copy the SGEs' bytes at post time
   KeyRef rkey;
   KeyRef invalidate_rkey;
-  KeyRef bind_mw;                       // BIND_MW: the window (its current rkey)
-  KeyRef bind_mr;                       // BIND_MW: the MR (its lkey)
+  KeyRef bind_mw;  // BIND_MW: the window (its current rkey)
+  KeyRef bind_mr;  // BIND_MW: the MR (its lkey)
   // BIND_MW: the rkey the device under test gave the window (rocecert check --setup)
   std::optional<std::uint32_t> bind_dut_rkey;
   QpnRef remote_qpn;                    // UD
