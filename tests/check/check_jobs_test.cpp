@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "conversation.h"
 #include "rocecert/check/checker.h"
 #include "rocecert/check/report_io.h"
 #include "rocecert/pcap/reader.h"
@@ -16,14 +17,6 @@
 
 namespace rocecert::testing {
 namespace {
-
-std::vector<std::string> captures() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(ROCECERT_SOURCE_DIR "/vectors/real"))
-    if (e.path().extension() == ".pcap") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 std::string json_of(const std::string& file, unsigned jobs) {
   check::Options o;
@@ -41,7 +34,7 @@ std::string long_capture(const std::string& name) {
   const std::string path = (std::filesystem::temp_directory_path() / name).string();
   pcap::Writer w(path);
   std::int64_t base = 1'700'000'000'000'000'000;
-  for (const std::string& f : captures()) {
+  for (const std::string& f : real_captures()) {
     pcap::Reader r(f);
     if (r.link() != wire::LinkType::Ethernet) continue;
     pcap::Record rec;
@@ -57,7 +50,7 @@ std::string long_capture(const std::string& name) {
 }
 
 TEST(CheckJobs, EveryRealCaptureGetsTheSameReportWithTwoJobs) {
-  for (const std::string& f : captures()) {
+  for (const std::string& f : real_captures()) {
     SCOPED_TRACE(f);
     EXPECT_EQ(json_of(f, 1), json_of(f, 2));
   }

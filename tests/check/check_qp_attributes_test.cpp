@@ -146,10 +146,11 @@ TEST(CheckQpAttributes, RnrNaksAgainstTheirAttributes) {
   EXPECT_EQ(count(log, RuleId::EventsWcStatus), 1u) << describe(log);
 }
 
-// read.rd_atomic_limit on hand-built READs from A (QP 0x11) to B (QP 0x22): the setup of
-// rnr_nak_then_ok renumbered to those QPs, A's max_rd_atomic `limit`, and an MR of B's for the
-// READs' rkey 7.
-std::shared_ptr<const check::Setup> reads_setup(int limit) {
+// read.rd_atomic_limit and windows on hand-built READs from A (QP 0x11) to B (QP 0x22): the
+// setup of rnr_nak_then_ok renumbered to those QPs, A's max_rd_atomic `limit`, an MR of B's for
+// the READs' rkey 7 (with `mr_access`), and `extra_steps` appended to its steps.
+std::shared_ptr<const check::Setup> conversation_setup(int limit, const std::string& mr_access,
+                                                       const std::string& extra_steps = "") {
   std::string text = read_text(kDir + "setup/rnr_nak_then_ok.setup.json");
   auto replace = [&](const std::string& from, const std::string& to) {
     const std::size_t at = text.find(from);
@@ -161,14 +162,19 @@ std::shared_ptr<const check::Setup> reads_setup(int limit) {
   replace("\"max_rd_atomic\": 4", "\"max_rd_atomic\": " + std::to_string(limit));
   replace("{\n      \"op\": \"create_qp\"",
           "{\"op\": \"reg_mr\", \"pd\": \"pdB\", \"as\": \"bufR\", \"addr\": \"0x1000\", "
-          "\"length\": 65536, \"access\": [\"LOCAL_WRITE\", \"REMOTE_READ\"], "
-          "\"dut_rkey\": 7},\n    {\n      \"op\": \"create_qp\"");
+          "\"length\": 65536, \"access\": [" +
+              mr_access + "], \"dut_rkey\": 7},\n    {\n      \"op\": \"create_qp\"");
+  if (!extra_steps.empty()) text.insert(text.rfind(']'), ", " + extra_steps + "\n  ");
   const std::string path =
-      (std::filesystem::temp_directory_path() / "rocecert-qp-attr-reads.json").string();
+      (std::filesystem::temp_directory_path() / "rocecert-qp-attr-conversation.json").string();
   std::ofstream(path) << text;
   auto s = std::make_shared<const check::Setup>(check::load_setup(path));
   std::filesystem::remove(path);
   return s;
+}
+
+std::shared_ptr<const check::Setup> reads_setup(int limit) {
+  return conversation_setup(limit, "\"LOCAL_WRITE\", \"REMOTE_READ\"");
 }
 
 // A READ of 16 bytes (one PSN) from A, and B's READ RESPONSE ONLY to it.
@@ -185,6 +191,11 @@ void read_resp(Conversation& c, std::uint32_t psn, std::uint32_t msn) {
   c.send(r);
 }
 
+// Three READs from A at PSNs 100-102, back to back.
+void three_reads(Conversation& c) {
+  for (std::uint32_t psn = 100; psn < 103; ++psn) read_req(c, psn);
+}
+
 check::Report check_reads(const Conversation& c, int limit, check::Profile profile) {
   check::Options o;
   o.profile = std::move(profile);
@@ -196,34 +207,16 @@ check::Report check_reads(const Conversation& c, int limit, check::Profile profi
 // REMOTE_READ, bound by `bound_by` (qpB, or qpC, another QP of B's) with the DUT's rkey 0x1234
 // (a BIND_MW step's dut_rkey).
 std::shared_ptr<const check::Setup> window_setup(const std::string& bound_by) {
-  std::string text = read_text(kDir + "setup/rnr_nak_then_ok.setup.json");
-  auto replace = [&](const std::string& from, const std::string& to) {
-    const std::size_t at = text.find(from);
-    EXPECT_NE(at, std::string::npos) << from;
-    text.replace(at, from.size(), to);
-  };
-  replace("\"dut_qpn\": 55", "\"dut_qpn\": 17");
-  replace("\"dut_qpn\": 55", "\"dut_qpn\": 34");
-  replace("{\n      \"op\": \"create_qp\"",
-          "{\"op\": \"reg_mr\", \"pd\": \"pdB\", \"as\": \"bufR\", \"addr\": \"0x1000\", "
-          "\"length\": 65536, \"access\": [\"LOCAL_WRITE\", \"REMOTE_READ\", \"MW_BIND\"], "
-          "\"dut_rkey\": 7},\n    {\n      \"op\": \"create_qp\"");
-  const std::size_t end = text.rfind(']');
-  text.insert(end,
-              ", {\"op\": \"create_qp\", \"pd\": \"pdB\", \"as\": \"qpC\", \"type\": \"RC\", "
-              "\"send_cq\": \"cqB\"}, "
-              "{\"op\": \"alloc_mw\", \"pd\": \"pdB\", \"as\": \"mwB\", \"type\": 2}, "
-              "{\"op\": \"post_send\", \"qp\": \"" +
-                  bound_by +
-                  "\", \"wr\": {\"wr_id\": 9, \"opcode\": \"BIND_MW\", \"bind\": {\"mw\": \"mwB\", "
-                  "\"mr\": \"bufR\", \"offset\": 4096, \"length\": 256, \"access\": "
-                  "[\"REMOTE_READ\"], \"dut_rkey\": 4660}}}\n  ");
-  const std::string path =
-      (std::filesystem::temp_directory_path() / "rocecert-qp-attr-window.json").string();
-  std::ofstream(path) << text;
-  auto s = std::make_shared<const check::Setup>(check::load_setup(path));
-  std::filesystem::remove(path);
-  return s;
+  return conversation_setup(
+      4, "\"LOCAL_WRITE\", \"REMOTE_READ\", \"MW_BIND\"",
+      "{\"op\": \"create_qp\", \"pd\": \"pdB\", \"as\": \"qpC\", \"type\": \"RC\", "
+      "\"send_cq\": \"cqB\"}, "
+      "{\"op\": \"alloc_mw\", \"pd\": \"pdB\", \"as\": \"mwB\", \"type\": 2}, "
+      "{\"op\": \"post_send\", \"qp\": \"" +
+          bound_by +
+          "\", \"wr\": {\"wr_id\": 9, \"opcode\": \"BIND_MW\", \"bind\": {\"mw\": \"mwB\", "
+          "\"mr\": \"bufR\", \"offset\": 4096, \"length\": 256, \"access\": "
+          "[\"REMOTE_READ\"], \"dut_rkey\": 4660}}}");
 }
 
 TEST(CheckQpAttributes, ReadsWithinMaxRdAtomicPass) {
@@ -243,9 +236,7 @@ TEST(CheckQpAttributes, ReadsWithinMaxRdAtomicPass) {
 TEST(CheckQpAttributes, ReadsBeyondMaxRdAtomicFail) {
   // A third READ while the first two are still unanswered (they are answered after it).
   Conversation c;
-  read_req(c, 100);
-  read_req(c, 101);
-  read_req(c, 102);
+  three_reads(c);
   read_resp(c, 100, 1);
   read_resp(c, 101, 2);
   read_resp(c, 102, 3);
@@ -275,9 +266,7 @@ TEST(CheckQpAttributes, AResponseTheTapMissedIsACaptureErrorNotAFail) {
   // The tap missed B's answer to PSN 100: the requester may have had it before sending 102.
   // The answer to 101, after 102, shows 101 was still in flight, but one is within the limit.
   Conversation c;
-  read_req(c, 100);
-  read_req(c, 101);
-  read_req(c, 102);
+  three_reads(c);
   read_resp(c, 101, 2);
   read_resp(c, 102, 3);
   const check::Report budget = check_reads(c, 2, strict(1));
@@ -287,9 +276,7 @@ TEST(CheckQpAttributes, AResponseTheTapMissedIsACaptureErrorNotAFail) {
   EXPECT_EQ(count(check_reads(c, 2, strict(0)), RuleId::ReadRdAtomicLimit), 1u);
   // A capture that ends before the answers decides nothing.
   Conversation cut;
-  read_req(cut, 100);
-  read_req(cut, 101);
-  read_req(cut, 102);
+  three_reads(cut);
   const check::Report open = check_reads(cut, 2, strict());
   EXPECT_EQ(count(open, RuleId::ReadRdAtomicLimit), 0u) << describe(open);
 }

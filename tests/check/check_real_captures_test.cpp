@@ -17,14 +17,6 @@ namespace {
 using check::RuleId;
 using check::Verdict;
 
-std::vector<std::string> captures() {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::directory_iterator(ROCECERT_SOURCE_DIR "/vectors/real"))
-    if (e.path().extension() == ".pcap") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 check::Options with(const std::string& profile) {
   check::Options o;
   o.profile = check::load_profile(profile);
@@ -32,7 +24,7 @@ check::Options with(const std::string& profile) {
 }
 
 TEST(CheckRealCaptures, EveryCapturePassesOrDeviatesUnderRxe) {
-  const auto files = captures();
+  const auto files = real_captures();
   ASSERT_EQ(files.size(), 28u);
   for (const std::string& f : files) {
     SCOPED_TRACE(f);

@@ -3,7 +3,9 @@
 // the one thing a test breaks.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -22,6 +24,15 @@ inline std::string read_text(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// The real captures (vectors/real/*.pcap), sorted.
+inline std::vector<std::string> real_captures() {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::directory_iterator(kRealDir))
+    if (e.path().extension() == ".pcap") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 class Conversation {
