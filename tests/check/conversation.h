@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/command.h"
 #include "rocecert/check/checker.h"
 #include "rocecert/wire/encode.h"
 
@@ -24,6 +25,12 @@ inline std::string read_text(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// A file of this process's own in the temporary folder (ctest runs tests side by side, each in a
+// process of its own).
+inline std::string temp_file(const std::string& name) {
+  return temp_path("check", name);
 }
 
 // The real captures (vectors/real/*.pcap), sorted.
