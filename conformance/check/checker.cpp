@@ -624,16 +624,13 @@ struct Checker::Impl {
                              opts.setup->file));
     if (report.rules[static_cast<std::size_t>(RuleId::KeyStatic)].checked > 0)
       judge.note(NoteKind::Assumption, std::nullopt, 0,
-                 keys.logged_keys() == 0
-                     ? std::string("key.static: the responder's memory regions are taken as "
-                                   "unchanged during the capture except where SEND WITH "
-                                   "INVALIDATE shows an invalidation")
-                     : fmt::format("key.static: the responder's memory regions are taken as "
-                                   "unchanged during the capture except where SEND WITH "
-                                   "INVALIDATE shows an invalidation or {} logs a change of "
-                                   "the key ({} rkeys; accesses on either side of a change are "
-                                   "not compared)",
-                                   opts.events->file, keys.logged_keys()));
+                 "key.static: the responder's memory regions are taken as unchanged during the "
+                 "capture except where SEND WITH INVALIDATE shows an invalidation" +
+                     (keys.logged_keys() == 0
+                          ? std::string()
+                          : fmt::format(" or {} logs a change of the key ({} rkeys; accesses on "
+                                        "either side of a change are not compared)",
+                                        opts.events->file, keys.logged_keys())));
     // Compact: merged connections disappear, ids are renumbered.
     std::vector<std::uint32_t> new_id(report.connections.size(), kNoConnection);
     std::vector<Connection> kept;

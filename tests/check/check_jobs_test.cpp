@@ -31,7 +31,7 @@ std::string json_of(const std::string& file, unsigned jobs) {
 // several MB: many batches of the replay's commands, so that it falls behind and catches up.
 // `name`: a file of the test's own (ctest runs tests side by side).
 std::string long_capture(const std::string& name) {
-  const std::string path = temp_file(name);
+  const std::string path = temp_path("check", name);
   pcap::Writer w(path);
   std::int64_t base = 1'700'000'000'000'000'000;
   for (const std::string& f : real_captures()) {

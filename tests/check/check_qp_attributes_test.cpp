@@ -31,7 +31,7 @@ std::shared_ptr<const check::Setup> setup_of(const std::string& capture,
     EXPECT_NE(at, std::string::npos) << from;
     text.replace(at, from.size(), to);
   }
-  const std::string path = temp_file("qp-attr-" + capture + ".json");
+  const std::string path = temp_path("check", "qp-attr-" + capture + ".json");
   std::ofstream(path) << text;
   auto s = std::make_shared<const check::Setup>(check::load_setup(path));
   std::filesystem::remove(path);
@@ -164,7 +164,7 @@ std::shared_ptr<const check::Setup> conversation_setup(int limit, const std::str
           "\"length\": 65536, \"access\": [" +
               mr_access + "], \"dut_rkey\": 7},\n    {\n      \"op\": \"create_qp\"");
   if (!extra_steps.empty()) text.insert(text.rfind(']'), ", " + extra_steps + "\n  ");
-  const std::string path = temp_file("qp-attr-conversation.json");
+  const std::string path = temp_path("check", "qp-attr-conversation.json");
   std::ofstream(path) << text;
   auto s = std::make_shared<const check::Setup>(check::load_setup(path));
   std::filesystem::remove(path);

@@ -27,12 +27,6 @@ inline std::string read_text(const std::string& path) {
   return s.str();
 }
 
-// A file of this process's own in the temporary folder (ctest runs tests side by side, each in a
-// process of its own).
-inline std::string temp_file(const std::string& name) {
-  return temp_path("check", name);
-}
-
 // The real captures (vectors/real/*.pcap), sorted.
 inline std::vector<std::string> real_captures() {
   std::vector<std::string> out;
