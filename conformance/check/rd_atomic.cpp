@@ -56,10 +56,10 @@ void Stream::close_rd_atomic(const Pkt& p) {
       p.has(wire::Header::Aeth) ? wire::aeth_kind(p.aeth.syndrome) : wire::AethKind::ACK;
   // A NAK that asks for a resend (PSN sequence error, RNR) at or before a request's PSNs leaves
   // it outstanding; a fatal NAK ends the request it names (in error).
-  const bool resend_nak =
-      aeth == wire::AethKind::RNR_NAK ||
-      (aeth == wire::AethKind::NAK &&
-       (p.aeth.syndrome & 0x1F) == static_cast<std::uint8_t>(wire::NakCode::PSN_SEQUENCE_ERROR));
+  const bool resend_nak = aeth == wire::AethKind::RNR_NAK ||
+                          (aeth == wire::AethKind::NAK &&
+                           wire::aeth_value(p.aeth.syndrome) ==
+                               static_cast<std::uint8_t>(wire::NakCode::PSN_SEQUENCE_ERROR));
   while (!rd_atomic_.empty()) {
     const RdAtomic& o = rd_atomic_.front();
     if (pdiff(p.psn(), o.first) < 0) return;  // answers something older

@@ -19,6 +19,13 @@ std::array<std::uint8_t, 16> host_of(const std::array<std::uint8_t, 16>& gid) {
   return out;
 }
 
+// The remote rights an MR's or a window's access flags grant.
+void set_remote_rights(SetupMr& x, mem::Access access) {
+  x.remote_read = mem::contains(access, mem::Access::REMOTE_READ);
+  x.remote_write = mem::contains(access, mem::Access::REMOTE_WRITE);
+  x.remote_atomic = mem::contains(access, mem::Access::REMOTE_ATOMIC);
+}
+
 }  // namespace
 
 const SetupQp* Setup::qp(const std::array<std::uint8_t, 16>& host, std::uint32_t qpn) const {
@@ -73,9 +80,7 @@ Setup make_setup(const conformance::Scenario& sc, const std::string& file,
       x.iova = sc.object(m->mr).mr_iova;
       x.length = m->length;
       x.pd = static_cast<std::uint32_t>(m->pd);
-      x.remote_read = mem::contains(m->access, mem::Access::REMOTE_READ);
-      x.remote_write = mem::contains(m->access, mem::Access::REMOTE_WRITE);
-      x.remote_atomic = mem::contains(m->access, mem::Access::REMOTE_ATOMIC);
+      set_remote_rights(x, m->access);
       out.mrs.push_back(std::move(x));
     } else if (const auto* q = std::get_if<conformance::CreateQpStep>(&step.body)) {
       SetupQp x;
@@ -107,12 +112,7 @@ Setup make_setup(const conformance::Scenario& sc, const std::string& file,
       x.iova = b->wr.bind_addr;
       x.length = b->wr.bind_length;
       x.pd = static_cast<std::uint32_t>(mw->second.pd);
-      x.remote_read =
-          mem::contains(mem::access_from_u32(b->wr.bind_access), mem::Access::REMOTE_READ);
-      x.remote_write =
-          mem::contains(mem::access_from_u32(b->wr.bind_access), mem::Access::REMOTE_WRITE);
-      x.remote_atomic =
-          mem::contains(mem::access_from_u32(b->wr.bind_access), mem::Access::REMOTE_ATOMIC);
+      set_remote_rights(x, mem::access_from_u32(b->wr.bind_access));
       x.window = true;
       if (mw->second.type == mem::MwType::TYPE_2) x.bound_qp = sc.object(b->qp).name;
       out.mrs.push_back(std::move(x));
