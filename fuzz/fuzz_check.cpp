@@ -6,11 +6,12 @@
 //              of 8 (the writers cost more than a short capture's check: under ASan and
 //              coverage, writing every report was a third of the run), bits 4-7 the profile's
 //              max_capture_errors (0-15)
-//   the input's length, when odd: two jobs (the golden replay on its own thread); its
-//              remainder mod 3 picks what the DUT's side says (--setup, --events), from the
-//              real captures' files: 0 nothing, 1 cq_overflow's setup and completion log, 2
-//              rnr_nak_then_ok's setup and multi_qp_errors' log (the seeds of those captures
-//              then reach the QP attribute and events rules).
+//   the input's length, when odd: sharded checking (three jobs when bit 1 is set, else two);
+//              when 7 mod 8, one job as well, and the two reports must be the same, byte for
+//              byte in JSON; its remainder mod 3 picks what the DUT's side says (--setup,
+//              --events), from the real captures' files: 0 nothing, 1 cq_overflow's setup and
+//              completion log, 2 rnr_nak_then_ok's setup and multi_qp_errors' log (the seeds of
+//              those captures then reach the QP attribute and events rules).
 //   then frames, each [dt] [len: 2 bytes, big endian] [wire: 2 bytes, only if dt bit 7]
 //              [len bytes of frame, or what is left]
 //   dt bits 0-6: the time since the previous frame: v < 64 is v µs, v in 64-126 is (v - 63)
@@ -23,7 +24,8 @@
 //  - the report is about what was fed: one file, as many frames, every violation and note in
 //    range (file, frame, connection);
 //  - a non-declared violation of an Error rule makes the verdict FAIL (docs/json.md §2);
-//  - write_json writes one valid JSON document.
+//  - write_json writes one valid JSON document;
+//  - sharded checking gives the report of one thread (on the inputs whose length is 7 mod 8).
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -93,30 +95,11 @@ void check_report(const check::Report& r, std::uint64_t frames) {
     if (r.connections[i].id != i) __builtin_trap();
 }
 
-}  // namespace
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  dut_sides[1] = load_side("cq_overflow.setup.json", "cq_overflow.events.jsonl");
-  dut_sides[2] = load_side("rnr_nak_then_ok.setup.json", "multi_qp_errors.events.jsonl");
-  return 0;
-}
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  if (size < 1) return 0;
-  constexpr wire::LinkType kLinks[] = {wire::LinkType::Ethernet, wire::LinkType::LinuxSll,
-                                       wire::LinkType::LinuxSll2, wire::LinkType::RawIp};
-  const wire::LinkType link = kLinks[data[0] & 3];
-  check::Options opts;
-  opts.verify_icrc = (data[0] & 4) == 0;
-  opts.profile.name = "fuzz";
-  opts.profile.max_capture_errors = data[0] >> 4;
-  opts.jobs = (size & 1) != 0 ? 2 : 1;
-  opts.setup = dut_sides[size % 3].setup;
-  opts.events = dut_sides[size % 3].events;
-
+// The input's frames (see above) through a Checker with `opts`; `frames`: how many were fed.
+check::Report run(const check::Options& opts, const std::uint8_t* data, std::size_t size,
+                  wire::LinkType link, std::uint64_t& frames) {
   check::Checker checker(opts);
   std::size_t at = 1;
-  std::uint64_t frames = 0;
   std::int64_t ts = 1'600'000'000'000'000'000;
   while (at + 3 <= size && frames < kMaxFrames) {
     const std::uint8_t dt = data[at];
@@ -135,8 +118,43 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                       std::span<const std::uint8_t>(data + at, len), link);
     at += len;
   }
-  const check::Report report = checker.finish(kFile);
+  return checker.finish(kFile);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  dut_sides[1] = load_side("cq_overflow.setup.json", "cq_overflow.events.jsonl");
+  dut_sides[2] = load_side("rnr_nak_then_ok.setup.json", "multi_qp_errors.events.jsonl");
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 1) return 0;
+  constexpr wire::LinkType kLinks[] = {wire::LinkType::Ethernet, wire::LinkType::LinuxSll,
+                                       wire::LinkType::LinuxSll2, wire::LinkType::RawIp};
+  const wire::LinkType link = kLinks[data[0] & 3];
+  check::Options opts;
+  opts.verify_icrc = (data[0] & 4) == 0;
+  opts.profile.name = "fuzz";
+  opts.profile.max_capture_errors = data[0] >> 4;
+  opts.jobs = (size & 1) == 0 ? 1 : (size & 2) != 0 ? 3 : 2;
+  opts.setup = dut_sides[size % 3].setup;
+  opts.events = dut_sides[size % 3].events;
+
+  std::uint64_t frames = 0;
+  const check::Report report = run(opts, data, size, link, frames);
   check_report(report, frames);
+  if ((size & 7) == 7) {
+    // Sharded checking writes the report of one thread, byte for byte.
+    check::Options one = opts;
+    one.jobs = 1;
+    std::uint64_t again = 0;
+    std::ostringstream a, b;
+    check::write_json(report, a);
+    check::write_json(run(one, data, size, link, again), b);
+    if (a.str() != b.str()) __builtin_trap();
+  }
   if ((data[0] & 8) == 0 || (size & 7) != 0) return 0;
 
   NullBuf null_buf;

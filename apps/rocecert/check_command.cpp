@@ -98,9 +98,10 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
                   "The DUT's MRs and QPs: a scenario file whose reg_mr/create_qp steps carry "
                   "dut_rkey/dut_qpn (docs/check.md); key enforcement is judged against it");
   chk->add_option("-j,--jobs", args.jobs,
-                  "Threads: 2 or more run the golden replay on one while the rules run on "
-                  "another (3 or more: decoding on a third), and check several captures side "
-                  "by side (default 1)")
+                  "Threads: 2 or more shard a capture by connection (its streams and their "
+                  "golden replay on N - 1 threads while the first decodes and pairs; 4 or more: "
+                  "reading on one more), and check several captures side by side (default 1; "
+                  "the report is the same)")
       ->check(CLI::Range(1u, 64u));
   chk->add_option("--events", args.events,
                   "The DUT's log while the capture was taken: JSON lines of work completions, QP "

@@ -1,7 +1,6 @@
 // check_files: one capture after another on one thread; with Options::jobs >= 2, one capture
-// is spread over threads (the golden replay on the Checker's own thread, golden.h; reading +
-// decoding + ICRC on another when there is a third or no replay, the reconstruction and the rules
-// on the calling thread), and several captures are checked side by side, one thread each. The
+// is spread over threads (the Checker's shards, shards.h; from four jobs on, reading + decoding
+// + ICRC on one more), and several captures are checked side by side, one thread each. The
 // result is the same report whatever the number of jobs.
 #include <algorithm>
 #include <atomic>
@@ -146,11 +145,15 @@ Report check_files(const std::vector<std::string>& files, const Options& opts) {
   if (opts.jobs <= 1) {
     for (std::size_t i = 0; i < files.size(); ++i) parts[i] = check_one(files[i], opts);
   } else if (files.size() == 1) {
-    // Two threads: the golden replay on one (the Checker's), everything else on the other; the
-    // decoding pipeline as well only when there is a third, or no replay (docs/bench.md).
-    const bool replay = opts.golden && !opts.reconstruct_only;
-    parts[0] =
-        replay && opts.jobs == 2 ? check_one(files[0], opts) : check_pipelined(files[0], opts);
+    // The Checker's shards on jobs - 1 threads; from four jobs on, reading and decoding on one
+    // more (on two cores it was no faster: docs/bench.md).
+    if (opts.jobs >= 4) {
+      Options rest = opts;
+      rest.jobs = opts.jobs - 1;
+      parts[0] = check_pipelined(files[0], rest);
+    } else {
+      parts[0] = check_one(files[0], opts);
+    }
   } else {
     // Several captures: one per thread at a time; the first error (in file order) is thrown.
     Options one = opts;  // a thread per capture: no pipeline inside

@@ -50,6 +50,9 @@ struct Pkt {
   std::uint32_t payload_len = 0;
   std::uint32_t icrc = 0;
   bool icrc_ok = true;
+  // RC requests: the generation of the rkey they name (KeyEpochs::get), set by the checker when
+  // it hands the request to its stream, so that every stream sees one order of invalidations.
+  std::uint32_t key_epoch = 0;
 
   std::uint32_t psn() const { return bth.psn; }
   bool has(wire::Header h) const { return op != nullptr && op->has(h); }
@@ -66,39 +69,108 @@ inline constexpr std::size_t kMaxNotes = 10'000;
 // Index of a connection inside the checker (merged connections forward to their survivor).
 using ConnIndex = std::uint32_t;
 
+// The capture-error budget of a connection (Profile::max_capture_errors): what its request
+// streams' explanations used. The two streams of one QP pair share one (Checker::Impl merges
+// them when it pairs the directions).
+struct Budget {
+  std::uint32_t used = 0;
+};
+
+// Sharded checking (Options::jobs >= 2, shards.h): what a Judge finds away from the report. Each
+// event carries its place in the single-thread order: the dispatch it came from (the checker
+// numbers what it hands to the streams), its phase (1: a stream's work on that dispatch, 2: the
+// checker's own work after it) and its rank there. Judge::replay puts every log's events into
+// the report in that order, so the report is the one a single thread writes.
+struct JudgeLog {
+  struct Key {
+    std::uint64_t dispatch = 0;
+    std::uint8_t phase = 0;
+    std::uint32_t rank = 0;
+    auto operator<=>(const Key&) const = default;
+  };
+  enum class Kind : std::uint8_t { Violation, Note, Explain, ExplainViolation };
+  struct Event {
+    Key key;
+    Kind kind = Kind::Note;
+    std::optional<ConnIndex> conn;  // as the finder named it (resolved at replay)
+    Violation violation;            // Violation
+    Note note;                      // Note, Explain
+    std::uint32_t errors = 0;       // Explain: tap errors assumed
+    std::uint16_t ticket_log = 0;   // ExplainViolation: the violation explained
+    std::size_t ticket_index = SIZE_MAX;
+    RuleId ticket_rule{};
+    bool ticket_deviation = false;
+    std::optional<ConnIndex> ticket_conn;
+  };
+
+  explicit JudgeLog(std::uint16_t log_id) : id(log_id) {}
+  Key next_key() { return {dispatch, phase, rank++}; }
+  void at(std::uint64_t d, std::uint8_t ph) {
+    if (d != dispatch || ph != phase) rank = 0;
+    dispatch = d;
+    phase = ph;
+  }
+
+  std::uint16_t id;
+  std::uint64_t dispatch = 0;
+  std::uint8_t phase = 0;
+  std::uint32_t rank = 0;
+  std::vector<Event> events;
+  std::size_t violations_kept = 0;  // at most kMaxViolations (the rest are only counted)
+  std::size_t notes_kept = 0;       // at most kMaxNotes
+  // A shard's counts (they commute: added to the report at the end), per rule and per
+  // connection index as the finder named it.
+  bool counts = false;
+  std::array<RuleCount, kRuleCount> rules{};
+  std::vector<std::array<RuleCount, kRuleCount>> conns;
+  RuleCount& conn_count(ConnIndex c, RuleId r) {
+    if (conns.size() <= c) conns.resize(std::size_t{c} + 1);
+    return conns[c][static_cast<std::size_t>(r)];
+  }
+};
+
 class Judge {
  public:
-  Judge(const Options& opts, Report& report) : opts_(opts), report_(report) {}
+  // The checker's Judge: writes the report.
+  Judge(const Options& opts, Report& report) : opts_(opts), report_(&report) {}
+  // A shard's Judge (shards.h): everything goes to `log`, counts included.
+  Judge(const Options& opts, JudgeLog& log) : opts_(opts), log_(&log) { log.counts = true; }
 
+  // Connections (the checker's Judge only).
   ConnIndex new_connection(std::string transport, Endpoint a, Endpoint b);
   // `from` joins `into` (both ends of one QP pair seen as two request streams).
   void merge_connections(ConnIndex into, ConnIndex from);
   ConnIndex resolve(ConnIndex c) const;
-  Connection& conn(ConnIndex c) { return report_.connections[resolve(c)]; }
+  Connection& conn(ConnIndex c) { return report_->connections[resolve(c)]; }
 
   void checked(RuleId r, std::optional<ConnIndex> c) {  // hot: inline
     const auto i = static_cast<std::size_t>(r);
-    ++report_.rules[i].checked;
-    if (c) ++report_.connections[forward_[*c]].rules[i].checked;
+    if (log_ != nullptr && log_->counts) {
+      ++log_->rules[i].checked;
+      if (c) ++log_->conn_count(*c, r).checked;
+      return;
+    }
+    ++report_->rules[i].checked;
+    if (c) ++report_->connections[forward_[*c]].rules[i].checked;
   }
-  void checked(RuleId r, ConnIndex c, std::uint64_t n) {  // n checks at once
-    report_.rules[static_cast<std::size_t>(r)].checked += n;
-    conn(c).rules[static_cast<std::size_t>(r)].checked += n;
-  }
+  void checked(RuleId r, ConnIndex c, std::uint64_t n);  // n checks at once
   // A violation of `r` at `p`; a profile deviation turns it into a DEVIATION.
   void violation(RuleId r, std::string_view cause, const Pkt& p, std::optional<ConnIndex> c,
                  std::string message, StateSnapshot state = {});
   // An explanation that needs `errors` tap errors (missed or duplicated frames). Within the
-  // connection's budget it is recorded as a note (the verdict becomes INCONCLUSIVE) and true is
-  // returned; beyond it, false: the caller reports the violation.
-  bool explain(ConnIndex c, std::uint32_t errors, const Pkt& p, const std::string& message);
+  // budget it is recorded as a note (the verdict becomes INCONCLUSIVE) and true is returned;
+  // beyond it, false: the caller reports the violation.
+  bool explain(ConnIndex c, Budget& budget, std::uint32_t errors, const Pkt& p,
+               const std::string& message);
   // A handle on the last violation reported (stored or not: the report keeps a bounded list).
   struct Ticket {
-    std::size_t index = SIZE_MAX;  // in Report::violations, SIZE_MAX when not stored
+    std::size_t index =
+        SIZE_MAX;  // in Report::violations (or the log's events), SIZE_MAX: not kept
     RuleId rule{};
     bool deviation = false;
     std::optional<ConnIndex> conn;
     bool valid = false;
+    std::uint16_t log = 0;  // the JudgeLog it was logged in (Judges with a log)
   };
   Ticket last_violation() const { return last_; }
   // Marks a violation as explained by the network (`why`): it moves from the violation count to
@@ -107,11 +179,23 @@ class Judge {
   void note(NoteKind kind, std::optional<ConnIndex> c, std::uint64_t frame, std::string message);
   void count_frame(ConnIndex c) { ++conn(c).frames; }
 
+  // The checker's Judge while shards run: its violations, notes and explanations go to `log`
+  // (counts still to the report), to take their place among the shards'; nullptr: back to the
+  // report.
+  void set_log(JudgeLog* log) { log_ = log; }
+  // Puts the logs' events into the report in their single-thread order, and the shards' counts
+  // (the checker's Judge, without a log, once every shard has finished).
+  void replay(const std::vector<JudgeLog*>& logs);
+
   const Options& options() const { return opts_; }
 
  private:
+  void keep(Violation v, std::optional<ConnIndex> c);  // into the report (counted already)
+  void count_violation(RuleId r, bool deviation, std::optional<ConnIndex> c);
+
   const Options& opts_;
-  Report& report_;
+  Report* report_ = nullptr;
+  JudgeLog* log_ = nullptr;
   std::vector<ConnIndex> forward_;  // forward_[i] == i for a survivor
   Ticket last_;
 };

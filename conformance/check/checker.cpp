@@ -22,6 +22,7 @@
 
 #include "check_internal.h"
 #include "rocecert/pcap/reader.h"
+#include "shards.h"
 #include "stream.h"
 
 namespace rocecert::check {
@@ -121,6 +122,12 @@ Pkt make_pkt(const wire::ParsedFrame& f, std::uint64_t frame, std::int64_t ts) {
   return p;
 }
 
+// Options::jobs threads for one capture: this one (reading, decoding, frame rules, pairing) and
+// a shard thread for each other (the streams and their golden replay: shards.h).
+std::size_t shard_count(unsigned jobs) {
+  return jobs >= 2 ? jobs - 1 : 0;
+}
+
 }  // namespace
 
 struct Checker::Impl {
@@ -129,6 +136,12 @@ struct Checker::Impl {
     std::uint32_t responder_qpn = 0;
     std::optional<std::uint32_t> requester_qpn;
     std::unique_ptr<detail::Stream> stream;
+    // The stream's connection and transport, kept here: the stream's own memory is written by
+    // its shard's thread, and reading it from this one for every frame cost more than the rules.
+    ConnIndex conn = 0;
+    wire::Transport transport = wire::Transport::RC;
+    std::size_t shard = 0;             // sharded checking: the shard that runs the stream
+    detail::Budget* budget = nullptr;  // the stream's budget as the checker last set it
     // What pairing reads, updated as frames arrive (before any holding).
     bool seen = false;
     std::uint32_t first = 0, next = 0;
@@ -152,18 +165,30 @@ struct Checker::Impl {
   explicit Impl(Options o)
       : opts(std::move(o)),
         judge(opts, report),
-        keys(opts.events.get(), static_cast<std::int64_t>(opts.profile.timing_tolerance_ns)) {
+        keys(opts.events.get(), static_cast<std::int64_t>(opts.profile.timing_tolerance_ns)),
+        golden(opts) {
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
+    if (opts.jobs >= 2 && !opts.reconstruct_only) {
+      shards = std::make_unique<detail::Shards>(opts, shard_count(opts.jobs), std::uint16_t{1});
+      judge.set_log(&front_log);
+    }
   }
 
   Options opts;
   Report report;
   detail::Judge judge;
   detail::KeyEpochs keys;
+  detail::GoldenReplay golden;         // the replays run on this thread (one job)
+  std::deque<detail::Budget> budgets;  // one per stream (stable addresses)
   std::vector<StreamEntry> streams;
-  // After the streams: destroyed first, its thread stops before the replays it runs go away.
-  detail::GoldenReplay golden{judge, opts.jobs >= 2 && opts.golden && !opts.reconstruct_only};
+  // Sharded checking (shards.h): after the streams, so that its threads stop before the streams
+  // they run go away. The checker's own findings go to front_log meanwhile; `dispatch` numbers
+  // what it hands to the streams (JudgeLog::Key).
+  std::unique_ptr<detail::Shards> shards;
+  detail::JudgeLog front_log{0};
+  std::uint64_t dispatch = 0;
+  std::size_t next_shard = 0;
   // (requester, responder, responder QPN)
   std::unordered_map<FlowKey, std::size_t, FlowHash> stream_of;
   // (responder, requester, requester QPN)
@@ -198,8 +223,16 @@ struct Checker::Impl {
     const ConnIndex c = judge.new_connection(std::string(transport_name(p.op->transport)),
                                              Endpoint{p.src.str(), std::nullopt},
                                              Endpoint{p.dst.str(), p.bth.dqpn});
-    e.stream = std::make_unique<detail::Stream>(judge, c, p.op->transport, p.dst, p.bth.dqpn, keys,
-                                                golden);
+    e.conn = c;
+    e.transport = p.op->transport;
+    e.budget = &budgets.emplace_back();
+    if (shards) {
+      e.shard = next_shard;
+      next_shard = (next_shard + 1) % shards->size();
+    }
+    e.stream = std::make_unique<detail::Stream>(shards ? shards->judge(e.shard) : judge, c,
+                                                p.op->transport, p.dst, p.bth.dqpn, *e.budget,
+                                                shards ? shards->golden(e.shard) : golden);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
     stream_of.emplace(k, idx);
@@ -234,14 +267,14 @@ struct Checker::Impl {
     StreamEntry& e = streams[idx];
     if (e.requester_qpn) return;
     e.requester_qpn = requester_qpn;
-    Connection& c = judge.conn(e.stream->conn());
+    Connection& c = judge.conn(e.conn);
     c.a.qpn = requester_qpn;
     const FlowKey rk = flow_key(e.responder, e.requester, requester_qpn);
     ResponseFlow& rf = response_flow(rk, e.responder, e.requester, requester_qpn);
     if (!rf.stream) --unpaired_between[flow_key(e.responder, e.requester, 0)];
     rf.stream = idx;
     rf.candidates.reset();
-    if (rf.orphan_conn) judge.merge_connections(e.stream->conn(), *rf.orphan_conn);
+    if (rf.orphan_conn) judge.merge_connections(e.conn, *rf.orphan_conn);
     rf.orphan_conn.reset();
     peer[{e.requester.b, requester_qpn}] = {e.responder.b, e.responder_qpn};
     peer[{e.responder.b, e.responder_qpn}] = {e.requester.b, requester_qpn};
@@ -263,9 +296,71 @@ struct Checker::Impl {
     if (const auto it = stream_of.find(flow_key(e.responder, e.requester, requester_qpn));
         it != stream_of.end()) {
       StreamEntry& back = streams[it->second];
-      judge.merge_connections(e.stream->conn(), back.stream->conn());
+      judge.merge_connections(e.conn, back.conn);
+      join_budgets(e, back);
       pair(it->second, e.responder_qpn);
     }
+  }
+
+  // The two directions of a QP pair share one capture-error budget from their pairing on.
+  void join_budgets(StreamEntry& into, StreamEntry& from) {
+    if (into.budget == from.budget) return;
+    detail::Budget* const old = from.budget;
+    from.budget = into.budget;
+    if (!shards) {
+      into.budget->used += old->used;
+      from.stream->set_budget(*into.budget);
+      return;
+    }
+    if (from.shard == into.shard) {
+      // In order with the stream's work: the shard joins them.
+      detail::Shards::Command c;
+      c.stream = from.stream.get();
+      c.kind = detail::Shards::Kind::JoinBudget;
+      c.dispatch = dispatch;
+      c.budget = into.budget;
+      shards->post(into.shard, std::move(c));
+      return;
+    }
+    // On another shard: the stream moves there (in order with both shards' work).
+    shards->move(from.stream.get(), from.shard, into.shard, into.budget, dispatch);
+    from.shard = into.shard;
+  }
+
+  // Hands a piece of a stream's work to it: now, or to its shard.
+  void run(StreamEntry& e, detail::Shards::Kind kind, const Pkt& p, bool hears_all = true,
+           const detail::Judge::Ticket& ticket = {}) {
+    const bool crowded = streams.size() > detail::GoldenReplay::kModels;
+    if (!shards) {
+      golden.crowded = crowded;
+      detail::Stream& s = *e.stream;
+      switch (kind) {
+        case detail::Shards::Kind::Request:
+          s.set_hears_all(hears_all);
+          return s.on_request(p);
+        case detail::Shards::Kind::Response:
+          return s.on_response(p);
+        case detail::Shards::Kind::Corrupted:
+          return s.corrupted(p, ticket);
+        case detail::Shards::Kind::Finish:
+          return s.finish();
+        case detail::Shards::Kind::JoinBudget:
+        case detail::Shards::Kind::Release:
+        case detail::Shards::Kind::Acquire:
+          return;  // sharded checking only
+      }
+      return;
+    }
+    detail::Shards::Command c;
+    c.stream = e.stream.get();
+    c.kind = kind;
+    c.hears_all = hears_all;
+    c.crowded = crowded;
+    c.dispatch = ++dispatch;
+    c.ticket = ticket;
+    c.p = p;
+    front_log.at(dispatch, 2);
+    shards->post(e.shard, std::move(c));
   }
 
   ResponseFlow& response_flow(const FlowKey& k, const IpAddr& responder, const IpAddr& requester,
@@ -289,7 +384,7 @@ struct Checker::Impl {
     if (const auto it = between.find(flow_key(p.dst, p.src, 0)); it != between.end())
       for (std::size_t i : it->second) {
         const StreamEntry& e = streams[i];
-        if (e.requester_qpn || e.stream->transport() != wire::Transport::RC) continue;
+        if (e.requester_qpn || e.transport != wire::Transport::RC) continue;
         if (plausible(e, p.psn())) fit.insert(i);
       }
     rf.ever.insert(fit.begin(), fit.end());
@@ -345,24 +440,36 @@ struct Checker::Impl {
       process_response(p, responses.at(flow_key(p.src, p.dst, p.bth.dqpn)));
   }
   void process_request(const Pkt& p, StreamEntry& e) {
-    judge.count_frame(e.stream->conn());
+    judge.count_frame(e.conn);
     if (opts.reconstruct_only) return;
     // Whether every response to this stream so far reached it: it is paired, or no response
     // from its responder's host to its requester's host is waiting for a stream. Only the QP
     // attribute rules read it (a setup given): no lookup per request otherwise.
+    bool hears_all = true;
     if (opts.setup && !e.requester_qpn) {
       const auto u = unpaired_between.find(flow_key(e.responder, e.requester, 0));
-      e.stream->set_hears_all(u == unpaired_between.end() || u->second == 0);
-    } else {
-      e.stream->set_hears_all(true);
+      hears_all = u == unpaired_between.end() || u->second == 0;
     }
-    e.stream->on_request(p);
+    // The rkey's generation, here in capture order for every stream to a host (stream.h).
+    // Every SEND WITH INVALIDATE of an RC stream starts a new one, resends included.
+    if (e.transport == wire::Transport::RC && p.op->transport == wire::Transport::RC &&
+        (p.has(wire::Header::Reth) || p.has(wire::Header::AtomicEth) ||
+         p.has(wire::Header::Ieth))) {
+      Pkt q = p;
+      if (q.has(wire::Header::Reth))
+        q.key_epoch = keys.get(q.dst, q.reth.rkey, q.ts);
+      else if (q.has(wire::Header::AtomicEth))
+        q.key_epoch = keys.get(q.dst, q.atomic.rkey, q.ts);
+      if (q.has(wire::Header::Ieth)) keys.invalidate(q.dst, q.ieth.rkey);
+      return run(e, detail::Shards::Kind::Request, q, hears_all);
+    }
+    run(e, detail::Shards::Kind::Request, p, hears_all);
   }
   void process_response(const Pkt& p, ResponseFlow& rf) {
     if (rf.stream) {
-      detail::Stream& s = *streams[*rf.stream].stream;
-      judge.count_frame(s.conn());
-      if (!opts.reconstruct_only) s.on_response(p);
+      StreamEntry& e = streams[*rf.stream];
+      judge.count_frame(e.conn);
+      if (!opts.reconstruct_only) run(e, detail::Shards::Kind::Response, p);
       return;
     }
     // Responses to requests the capture does not show (yet), or of a flow given up.
@@ -392,7 +499,7 @@ struct Checker::Impl {
     if (p.op->is_request()) {
       stream = &streams[stream_for(p)];
       track_range(*stream, p);
-      conn = stream->stream->conn();
+      conn = stream->conn;
     } else {
       if (!ud_endpoints.empty() && ud_endpoints.count({p.dst.b, p.bth.dqpn})) {
         const ConnIndex c = ud_conn_of_endpoint(p.dst, p.bth.dqpn);
@@ -404,16 +511,17 @@ struct Checker::Impl {
         return;
       }
       flow = &evidence(p);
-      if (flow->stream) conn = streams[*flow->stream].stream->conn();
+      if (flow->stream) conn = streams[*flow->stream].conn;
     }
     frame_rules(f, p, conn);
     if (!p.icrc_ok) {
       // Dropped by its receiver: no state change. Its stream decides whether the rest of the
       // capture shows a link error (the packet comes again intact) or a device error.
-      if (stream)
-        stream->stream->corrupted(p, judge.last_violation());
-      else if (flow && flow->stream)
-        streams[*flow->stream].stream->corrupted(p, judge.last_violation());
+      StreamEntry* owner = stream != nullptr                 ? stream
+                           : flow != nullptr && flow->stream ? &streams[*flow->stream]
+                                                             : nullptr;
+      if (owner != nullptr)
+        run(*owner, detail::Shards::Kind::Corrupted, p, true, judge.last_violation());
       return;
     }
     if (held.empty()) {
@@ -558,7 +666,7 @@ struct Checker::Impl {
       if (f.has_bth && f.op && f.op->known && f.op->is_request()) {
         if (const auto it = stream_of.find(flow_key(p.src, p.dst, p.bth.dqpn));
             it != stream_of.end())
-          c = streams[it->second].stream->conn();
+          c = streams[it->second].conn;
       }
       frame_rules(f, p, c);
       return;
@@ -588,8 +696,17 @@ struct Checker::Impl {
       if (!rf.stream && !rf.given_up && rf.candidates) give_up(rf, 0, "the capture ended first");
     }
     drain();
-    for (StreamEntry& e : streams) e.stream->finish();
-    golden.settle();
+    for (StreamEntry& e : streams) run(e, detail::Shards::Kind::Finish, Pkt{});
+    if (shards) {
+      shards->close();
+      judge.set_log(nullptr);
+      std::vector<detail::JudgeLog*> logs = shards->logs();
+      logs.push_back(&front_log);
+      judge.replay(logs);
+      detail::GoldenReplay::settle(judge, shards->replays());
+    } else {
+      detail::GoldenReplay::settle(judge, {&golden});
+    }
     if (opts.events && !opts.reconstruct_only) {
       std::vector<const detail::Stream*> all;
       all.reserve(streams.size());

@@ -243,7 +243,7 @@ struct GoldenResponder::Model final : trace::Observer {
 
 GoldenResponder::GoldenResponder(GoldenReplay& replay, ConnIndex conn, const IpAddr& responder,
                                  std::uint32_t responder_qpn, const Setup* setup)
-    : replay_(replay),
+    : replay_(&replay),
       conn_(conn),
       responder_(responder),
       responder_qpn_(responder_qpn),
@@ -254,13 +254,11 @@ GoldenResponder::~GoldenResponder() {
 }
 
 void GoldenResponder::set_model(std::unique_ptr<Model> m) {
-  if (model_) --replay_.live;
   model_ = std::move(m);
-  if (model_) ++replay_.live;
 }
 
 void GoldenResponder::park_if_idle(const Pkt& p) {
-  if (!model_ || !pending_.empty() || replay_.live <= replay_.budget) return;
+  if (!model_ || !pending_.empty() || !replay_->crowded) return;
   const Model& m = *model_;
   // Idle: the device answered the last PSN fed, no message is half done, the MSN is known.
   if (padd(p.psn(), 1) != m.epsn() || m.ctx().resp.opcode != qp::kNoOpcode || !m.msn_offset) return;
@@ -269,7 +267,7 @@ void GoldenResponder::park_if_idle(const Pkt& p) {
   set_model(nullptr);
 }
 
-void GoldenResponder::run_request(const Pkt& p, bool fresh) {
+void GoldenResponder::on_request(const Pkt& p, bool fresh) {
   if (stopped_) return;
   if (!first_frame_) first_frame_ = p.frame;
   pending_.push_back({p, fresh});
@@ -278,7 +276,7 @@ void GoldenResponder::run_request(const Pkt& p, bool fresh) {
 }
 
 void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu) {
-  auto m = std::make_unique<Model>(replay_.options());
+  auto m = std::make_unique<Model>(replay_->options());
   model::Adapter& ad = m->ad;
   const mem::Access everything = mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE |
                                  mem::Access::REMOTE_READ | mem::Access::REMOTE_ATOMIC;
@@ -460,7 +458,7 @@ void GoldenResponder::mismatch(const Pkt& p, std::uint64_t disturbances, std::st
     st.msn = model_->msn_offset ? padd(model_->msn(), *model_->msn_offset) : model_->msn();
   }
   st.expected = std::move(expected);
-  replay_.violation(p, conn_, std::move(message), std::move(st));
+  replay_->violation(p, conn_, std::move(message), std::move(st));
   resync(std::nullopt, std::nullopt, "after a golden.response violation");
 }
 
@@ -475,8 +473,8 @@ bool GoldenResponder::msn_ok(const Pkt& p, std::uint32_t lo, bool exact) {
   return pdiff(dev, lo) >= 0 && pdiff(m.msn(), dev) >= 0;
 }
 
-void GoldenResponder::run_response(const Pkt& p, std::optional<std::uint32_t> mtu,
-                                   std::uint64_t disturbances) {
+void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu,
+                                  std::uint64_t disturbances) {
   if (stopped_) return;
   if (model_ && model_->mtu_guessed && mtu && *mtu != model_->mtu) {
     if (log_full_)
@@ -493,7 +491,7 @@ void GoldenResponder::run_response(const Pkt& p, std::optional<std::uint32_t> mt
   }
   Model::Answer* a = m.find(p.psn());
   const wire::OpcodeInfo& op = *p.op;
-  replay_.checked(conn_);
+  replay_->checked(conn_);
   ++compared_;
   // What the model answered, for a report: formatted only when one is written.
   auto model_says = [&] { return m.describe(p.psn(), a); };
@@ -628,7 +626,7 @@ void GoldenResponder::run_response(const Pkt& p, std::optional<std::uint32_t> mt
            model_says(), content);
 }
 
-void GoldenResponder::run_finish() {
+void GoldenResponder::finish() {
   if (compared_ == 0 && unjudged_mtu_ == 0) return;
   std::string s =
       fmt::format("golden replay: {} responses compared with the model's responder, {} agreed",
@@ -639,7 +637,7 @@ void GoldenResponder::run_finish() {
     s += fmt::format("; {} not compared while the path MTU was unknown after a long READ",
                      unjudged_mtu_);
   if (stopped_) s += "; " + stop_reason_;
-  replay_.note(conn_, first_frame_, std::move(s));
+  replay_->note(conn_, first_frame_, std::move(s));
 }
 
 }  // namespace rocecert::check::detail

@@ -34,40 +34,41 @@ namespace rocecert::check::detail {
 
 class GoldenResponder;
 
-// The golden replay of one capture: the models alive, what every connection's replay found, and
-// with Options::jobs >= 2 a thread of its own that runs the replays while the rules go on (the
-// replay is about as much work as all the rules together: docs/bench.md). What the replays find
-// is handed to the Judge at the end (settle), in the order it was found, whether they ran on the
-// thread or inline: the report is the same whatever the number of threads.
+// The golden replay of one capture, or of one shard of it (shards.h): what every connection's
+// replay found, handed to the Judge at the end (settle) in the order a single thread finds it,
+// however the connections were spread over threads: the report does not depend on the number
+// of jobs.
 class GoldenReplay {
  public:
-  GoldenReplay(Judge& j, bool threaded);
-  ~GoldenReplay();  // stops the thread (a checker dropped before its capture ended)
+  explicit GoldenReplay(const Options& opts) : opts_(opts) {}
   GoldenReplay(const GoldenReplay&) = delete;
   GoldenReplay& operator=(const GoldenReplay&) = delete;
 
-  const Options& options() const { return j_.options(); }
+  const Options& options() const { return opts_; }
 
-  // Past the budget, a connection whose device has answered everything fed to its model parks
-  // it (drops it, to start again at the next PSN with the MSN it reached), so that memory
-  // follows the connections active at once, not all of them. Touched only where replays run.
-  std::size_t live = 0;
-  std::size_t budget = 1024;
+  // Past kModels request streams in the capture, a connection whose device has answered
+  // everything fed to its model parks it (drops it, to start again at the next PSN with the MSN
+  // it reached), so that memory follows the connections active at once, not all of them. The
+  // checker sets `crowded` before each piece of work from its count of streams (not from the
+  // models alive, which depend on how the work is spread): the same choice on any number of
+  // threads.
+  static constexpr std::size_t kModels = 1024;
+  bool crowded = false;
+  // The dispatch being run (sharded checking): the findings' place in the single-thread order.
+  void at(std::uint64_t dispatch) { dispatch_ = dispatch; }
 
   // What a replay found (called by the replays, on the thread that runs them).
   void checked(ConnIndex c);
   void violation(const Pkt& p, ConnIndex c, std::string message, StateSnapshot state);
   void note(ConnIndex c, std::uint64_t frame, std::string message);
 
-  // Waits for the thread to run everything posted, then gives the Judge what was found. Throws
-  // what a replay threw.
-  void settle();
+  // Gives the Judge what the replays found, in the order one thread finds it.
+  static void settle(Judge& j, const std::vector<GoldenReplay*>& replays);
 
  private:
-  friend class GoldenResponder;
-  struct Command;
-  struct Worker;  // the thread and its queue (golden_replay.cpp)
   struct Finding {
+    std::uint64_t dispatch = 0;
+    std::uint64_t rank = 0;  // in this replay
     bool violation = false;
     ConnIndex conn = 0;
     Pkt p;                    // violation: the response judged
@@ -76,12 +77,8 @@ class GoldenReplay {
     StateSnapshot state;
   };
 
-  // From GoldenResponder's on_request / on_response / finish: runs it now, or on the thread.
-  void post(Command&& c);
-
-  Judge& j_;
-  bool threaded_;
-  std::unique_ptr<Worker> worker_;      // started at the first command
+  const Options& opts_;
+  std::uint64_t dispatch_ = 0;
   std::vector<std::uint64_t> checked_;  // per connection index
   std::vector<Finding> findings_;
 };
@@ -103,16 +100,11 @@ class GoldenResponder {
   // stream's count of gaps, resends, duplicates and corrupted frames so far.
   void on_response(const Pkt& p, std::optional<std::uint32_t> mtu, std::uint64_t disturbances);
   void finish();
+  // Where it reports from now on (its stream moved to another shard).
+  void bind(GoldenReplay& replay) { replay_ = &replay; }
 
  private:
-  friend class GoldenReplay;
   struct Model;  // the model adapter and what it answered (golden.cpp)
-
-  // The work itself, run by GoldenReplay inline or on its thread.
-  void run_request(const Pkt& p, bool fresh);
-  void run_response(const Pkt& p, std::optional<std::uint32_t> mtu, std::uint64_t disturbances);
-  void run_finish();
-  // the model adapter and what it answered (golden.cpp)
 
   void feed_pending(std::optional<std::uint32_t> mtu);
   void refeed_with_mtu(std::uint32_t mtu);
@@ -126,7 +118,7 @@ class GoldenResponder {
   // `epsn` from the log's latest copy of it (golden.cpp). False: no such copy.
   bool restart_from_log(std::uint32_t epsn, std::uint32_t device_msn, std::string_view why);
   void stop(std::string why);
-  void set_model(std::unique_ptr<Model> m);  // keeps the pool's count
+  void set_model(std::unique_ptr<Model> m);
   void park_if_idle(const Pkt& p);
   void agree(std::uint64_t disturbances);
   // A disagreement: a resync when the model may not know what the device saw, else a
@@ -139,7 +131,7 @@ class GoldenResponder {
   // device's MSN offset is learnt first, from an answer the model gave `exact`ly once.
   bool msn_ok(const Pkt& p, std::uint32_t lo, bool exact);
 
-  GoldenReplay& replay_;
+  GoldenReplay* replay_;
   ConnIndex conn_;
   IpAddr responder_;
   std::uint32_t responder_qpn_;

@@ -21,10 +21,10 @@ using wire::Operation;
 using wire::Position;
 
 void Stream::track_rd_atomic(const Pkt& p) {
-  if (j_.options().setup == nullptr || transport_ != wire::Transport::RC) return;
+  if (j_->options().setup == nullptr || transport_ != wire::Transport::RC) return;
   const SetupQp* q = requester_setup();
   if (q != nullptr && q->max_rd_atomic && !fatal_) {
-    j_.checked(RuleId::ReadRdAtomicLimit, conn_);
+    j_->checked(RuleId::ReadRdAtomicLimit, conn_);
     const auto count = static_cast<std::uint32_t>(rd_atomic_.size());
     if (count >= *q->max_rd_atomic && rd_checks_.size() < 64) {
       RdAtomicCheck c;
@@ -104,7 +104,7 @@ void Stream::decide_rd_atomic(const RdAtomicCheck& c) {
   if (c.confirmed >= c.limit) {
     // rxe rounds max_rd_atomic up to a power of two (docs/spec-notes.md §11.14).
     const bool rounded = c.confirmed < qp::round_up_pow2(c.limit);
-    j_.violation(
+    j_->violation(
         RuleId::ReadRdAtomicLimit, rounded ? "power_of_two" : "exceeded", c.p, conn_,
         fmt::format("{} at PSN {:#08x} sent while {} READ/atomic requests were outstanding "
                     "(answered only after it), with max_rd_atomic {}",
@@ -119,16 +119,16 @@ void Stream::decide_rd_atomic(const RdAtomicCheck& c) {
         "{} at PSN {:#08x} went out with {} READ/atomic requests outstanding as the tap saw it "
         "(max_rd_atomic {}): the tap missed the last response of {} of them",
         what, c.p.psn(), c.count, c.limit, unseen);
-    if (!j_.explain(conn_, unseen, c.p, why))
-      j_.violation(RuleId::ReadRdAtomicLimit, "exceeded", c.p, conn_,
-                   why + ", more capture errors than the budget allows", c.state);
+    if (!j_->explain(conn_, *budget_, unseen, c.p, why))
+      j_->violation(RuleId::ReadRdAtomicLimit, "exceeded", c.p, conn_,
+                    why + ", more capture errors than the budget allows", c.state);
     return;
   }
-  j_.note(NoteKind::Gap, conn_, c.p.frame,
-          fmt::format("read.rd_atomic_limit not decided for {} at PSN {:#08x}: {} READ/atomic "
-                      "requests were outstanding as the tap saw it (max_rd_atomic {}), and the "
-                      "capture ends before it shows whether {} of them had completed",
-                      what, c.p.psn(), c.count, c.limit, unseen - c.missed));
+  j_->note(NoteKind::Gap, conn_, c.p.frame,
+           fmt::format("read.rd_atomic_limit not decided for {} at PSN {:#08x}: {} READ/atomic "
+                       "requests were outstanding as the tap saw it (max_rd_atomic {}), and the "
+                       "capture ends before it shows whether {} of them had completed",
+                       what, c.p.psn(), c.count, c.limit, unseen - c.missed));
 }
 
 }  // namespace rocecert::check::detail

@@ -110,16 +110,21 @@ std::string_view Stream::access_name(Access k) {
 }
 
 Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
-               std::uint32_t responder_qpn, KeyEpochs& keys, GoldenReplay& golden)
-    : j_(j),
+               std::uint32_t responder_qpn, Budget& budget, GoldenReplay& golden)
+    : j_(&j),
       conn_(conn),
       transport_(t),
       responder_(responder),
-      responder_qpn_(responder_qpn),
-      keys_(keys) {
+      budget_(&budget),
+      responder_qpn_(responder_qpn) {
   if (t == wire::Transport::RC && j.options().golden && !j.options().reconstruct_only)
     golden_ = std::make_unique<GoldenResponder>(golden, conn, responder, responder_qpn,
                                                 j.options().setup.get());
+}
+
+void Stream::bind(Judge& j, GoldenReplay& golden) {
+  j_ = &j;
+  if (golden_) golden_->bind(golden);
 }
 
 Stream::PsnRec* Stream::rec(std::uint32_t psn) {
@@ -174,11 +179,11 @@ void Stream::corrupted(const Pkt& p, const Judge::Ticket& t) {
 void Stream::on_request(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   ++requests_;
-  j_.checked(RuleId::SeqTransport, conn_);
+  j_->checked(RuleId::SeqTransport, conn_);
   if (op.transport != transport_) {
-    j_.violation(RuleId::SeqTransport, "mixed", p, conn_,
-                 fmt::format("{} sent to a QP that receives {} traffic", op.name,
-                             transport_ == wire::Transport::RC ? "RC" : "UC"));
+    j_->violation(RuleId::SeqTransport, "mixed", p, conn_,
+                  fmt::format("{} sent to a QP that receives {} traffic", op.name,
+                              transport_ == wire::Transport::RC ? "RC" : "UC"));
     return;
   }
   if (!started_) {
@@ -204,14 +209,14 @@ void Stream::on_request(const Pkt& p) {
         return false;
       }
       if (c.psn != p.psn()) return false;
-      j_.explain_violation(c.ticket, fmt::format("corrupted on the link: PSN {:#08x} sent again "
-                                                 "intact in frame {}",
-                                                 c.psn, p.frame));
+      j_->explain_violation(c.ticket, fmt::format("corrupted on the link: PSN {:#08x} sent again "
+                                                  "intact in frame {}",
+                                                  c.psn, p.frame));
       return true;
     });
   }
   if (fatal_ && !fatal_unheard_ &&
-      p.ts > fatal_ts_ + static_cast<std::int64_t>(j_.options().profile.fatal_nak_grace_ns)) {
+      p.ts > fatal_ts_ + static_cast<std::int64_t>(j_->options().profile.fatal_nak_grace_ns)) {
     // A PSN sent before: a resend (a new IPv4 id), or a copy the network delayed (the same
     // bytes; over IPv6 a resend looks the same). Neither is a new request.
     const bool sent_before = pdiff(p.psn(), next_) < 0;
@@ -223,10 +228,10 @@ void Stream::on_request(const Pkt& p) {
       // never heard it, so nothing it sends is held against it (corpus seed 40032).
       fatal_unheard_ = true;
       after_fatal_.clear();
-      j_.note(NoteKind::Assumption, conn_, p.frame,
-              fmt::format("the fatal NAK of frame {} did not reach the requester (it resends PSN "
-                          "{:#08x} after it): err.after_fatal not applied to this QP",
-                          fatal_frame_, p.psn()));
+      j_->note(NoteKind::Assumption, conn_, p.frame,
+               fmt::format("the fatal NAK of frame {} did not reach the requester (it resends PSN "
+                           "{:#08x} after it): err.after_fatal not applied to this QP",
+                           fatal_frame_, p.psn()));
     } else if (!sent_before && after_fatal_.size() < 64) {
       after_fatal_.push_back(
           {p,
@@ -245,18 +250,18 @@ void Stream::on_request(const Pkt& p) {
 void Stream::check_length(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   if (op.payload != wire::Payload::DATA) return;
-  j_.checked(RuleId::SeqLength, conn_);
+  j_->checked(RuleId::SeqLength, conn_);
   if (op.position == Position::FIRST || op.position == Position::MIDDLE) {
     set_mtu(p, p.payload_len);
     return;
   }
   const std::uint32_t limit = mtu_.value_or(4096);
   if (p.payload_len > limit)
-    j_.violation(RuleId::SeqLength, "over_mtu", p, conn_,
-                 fmt::format("{} carries {} bytes, more than the path MTU {}", op.name,
-                             p.payload_len, limit));
+    j_->violation(RuleId::SeqLength, "over_mtu", p, conn_,
+                  fmt::format("{} carries {} bytes, more than the path MTU {}", op.name,
+                              p.payload_len, limit));
   else if (op.position == Position::LAST && p.payload_len == 0)
-    j_.violation(
+    j_->violation(
         RuleId::SeqLength, "empty_last", p, conn_,
         fmt::format("{} carries no payload (a LAST packet carries 1 to MTU bytes)", op.name));
 }
@@ -264,10 +269,10 @@ void Stream::check_length(const Pkt& p) {
 void Stream::set_mtu(const Pkt& p, std::uint32_t payload) {
   if (!mtu_) {
     if (!valid_mtu(payload)) {
-      j_.violation(RuleId::SeqLength, "not_an_mtu", p, conn_,
-                   fmt::format("{} carries {} bytes; FIRST and MIDDLE packets carry exactly the "
-                               "path MTU (256, 512, 1024, 2048 or 4096)",
-                               p.op->name, payload));
+      j_->violation(RuleId::SeqLength, "not_an_mtu", p, conn_,
+                    fmt::format("{} carries {} bytes; FIRST and MIDDLE packets carry exactly the "
+                                "path MTU (256, 512, 1024, 2048 or 4096)",
+                                p.op->name, payload));
       return;
     }
     mtu_ = payload;
@@ -276,7 +281,7 @@ void Stream::set_mtu(const Pkt& p, std::uint32_t payload) {
     return;
   }
   if (payload != *mtu_)
-    j_.violation(
+    j_->violation(
         RuleId::SeqLength, "not_mtu", p, conn_,
         fmt::format("{} carries {} bytes, the path MTU is {}", p.op->name, payload, *mtu_));
 }
@@ -315,16 +320,16 @@ void Stream::for_each_rec(std::uint32_t from, std::uint32_t to, F&& f) {
 void Stream::check_sequence(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   if (seq_known_) {
-    j_.checked(RuleId::SeqOpcode, conn_);
+    j_->checked(RuleId::SeqOpcode, conn_);
     const bool cont = op.position == Position::MIDDLE || op.position == Position::LAST;
     if (in_msg_ && !(cont && op.operation == cur_op_))
-      j_.violation(RuleId::SeqOpcode, "message_interrupted", p, conn_,
-                   fmt::format("{} while a {} message is open (expected its MIDDLE or LAST)",
-                               op.name, cur_op_ == Operation::SEND ? "SEND" : "RDMA WRITE"),
-                   state());
+      j_->violation(RuleId::SeqOpcode, "message_interrupted", p, conn_,
+                    fmt::format("{} while a {} message is open (expected its MIDDLE or LAST)",
+                                op.name, cur_op_ == Operation::SEND ? "SEND" : "RDMA WRITE"),
+                    state());
     else if (!in_msg_ && cont)
-      j_.violation(RuleId::SeqOpcode, "no_first", p, conn_,
-                   fmt::format("{} without a FIRST packet before it", op.name), state());
+      j_->violation(RuleId::SeqOpcode, "no_first", p, conn_,
+                    fmt::format("{} without a FIRST packet before it", op.name), state());
   }
   seq_known_ = true;
   in_msg_ = op.position == Position::FIRST || op.position == Position::MIDDLE;
@@ -342,9 +347,7 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
   r.icrc = p.icrc;
   r.tx_ts = p.ts;
   if (transport_ != wire::Transport::RC) return;
-  const std::uint32_t host_epoch_rkey = p.has(wire::Header::Reth)
-                                            ? keys_.get(responder_, p.reth.rkey, p.ts)
-                                            : keys_.get(responder_, p.atomic.rkey, p.ts);
+  const std::uint32_t host_epoch_rkey = p.key_epoch;
   if (op.operation == Operation::WRITE && op.starts_message()) {
     PendingAccess a{Access::Write, p.psn(),       std::nullopt,    p.reth.rkey,
                     p.reth.va,     p.reth.dmalen, host_epoch_rkey, p.frame};
@@ -363,7 +366,6 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
     accesses_.push_back({Access::Atomic, p.psn(), p.psn(), p.atomic.rkey, p.atomic.va, 8,
                          host_epoch_rkey, p.frame});
   }
-  if (p.has(wire::Header::Ieth)) keys_.invalidate(responder_, p.ieth.rkey);
   while (accesses_.size() > 4096) accesses_.pop_front();
 }
 
@@ -373,10 +375,10 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   if (nak_wait_) {
     // A NAK PSN sequence error calls for a go-back-N; new PSNs sent well after it, with no
     // resend at all, mean the requester ignored it (docs/spec-notes.md §4.3, §5.3).
-    j_.checked(RuleId::PsnRetransmit, conn_);
-    const auto grace = static_cast<std::int64_t>(j_.options().profile.fatal_nak_grace_ns);
+    j_->checked(RuleId::PsnRetransmit, conn_);
+    const auto grace = static_cast<std::int64_t>(j_->options().profile.fatal_nak_grace_ns);
     if (p.ts > nak_wait_->not_before + grace) {
-      j_.violation(
+      j_->violation(
           RuleId::PsnRetransmit, "ignored_nak", p, conn_,
           fmt::format("{} sends new PSN {:#08x} {:.3f} ms after the NAK PSN sequence "
                       "error of frame {}, and has resent nothing since",
@@ -386,20 +388,20 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
       nak_wait_.reset();
     }
   }
-  j_.checked(RuleId::PsnSequence, conn_);
+  j_->checked(RuleId::PsnSequence, conn_);
   if (gap > 0) {
     // PSNs next_..p-1 never reached the tap. Lost before it, they must be resent (RC) or are
     // gone for good (UC, docs/spec-notes.md §3.3); missed by the tap, an ACK will cover them.
     seq_known_ = false;
     if (transport_ == wire::Transport::RC) {
       if (static_cast<std::size_t>(gap) + recs_.size() > kMaxTracked) {
-        if (!j_.explain(
-                conn_, static_cast<std::uint32_t>(gap), p,
+        if (!j_->explain(
+                conn_, *budget_, static_cast<std::uint32_t>(gap), p,
                 fmt::format("the tap missed {} request packets before PSN {:#08x}", gap, p.psn())))
-          j_.violation(RuleId::PsnSequence, "jump", p, conn_,
-                       fmt::format("PSN {:#08x} follows {:#08x}: {} PSNs skipped", p.psn(),
-                                   padd(next_, -1), gap),
-                       state(fmt::format("PSN {:#08x}", next_)));
+          j_->violation(RuleId::PsnSequence, "jump", p, conn_,
+                        fmt::format("PSN {:#08x} follows {:#08x}: {} PSNs skipped", p.psn(),
+                                    padd(next_, -1), gap),
+                        state(fmt::format("PSN {:#08x}", next_)));
         recs_.clear();
         base_ = una_ = p.psn();
         msn_base_.reset();
@@ -412,7 +414,7 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   next_ = p.psn();
   check_sequence(p);
   check_length(p);
-  if (j_.options().golden) golden_request(p, gap);
+  if (j_->options().golden) golden_request(p, gap);
   next_ = padd(p.psn(), 1);
   if (transport_ != wire::Transport::RC) return;
   if (recs_.size() >= kMaxTracked) {
@@ -447,11 +449,12 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   if (op.operation == Operation::READ_REQUEST || is_atomic(op.operation) ||
       op.operation == Operation::ATOMIC_WRITE)
     track_rd_atomic(p);
-  j_.checked(RuleId::PsnWindow, conn_);
+  j_->checked(RuleId::PsnWindow, conn_);
   if (pdiff(next_, una_) < 0)
-    j_.violation(RuleId::PsnWindow, "exceeded", p, conn_,
-                 fmt::format("2^23 or more PSNs outstanding (oldest unacknowledged {:#08x})", una_),
-                 state());
+    j_->violation(
+        RuleId::PsnWindow, "exceeded", p, conn_,
+        fmt::format("2^23 or more PSNs outstanding (oldest unacknowledged {:#08x})", una_),
+        state());
 }
 
 void Stream::old_packet(const Pkt& p) {
@@ -524,14 +527,14 @@ void Stream::start_resend(const Pkt& p) {
   ++resends_;
   last_resend_ = LastResend{p.psn(), p.ip_id, p.icrc};
   nak_wait_.reset();
-  j_.checked(RuleId::PsnRetransmit, conn_);
+  j_->checked(RuleId::PsnRetransmit, conn_);
   PsnRec* r = rec(p.psn());
   const std::int64_t prev_tx = r != nullptr && r->seen ? r->tx_ts : 0;
   if (r != nullptr) r->tx_ts = p.ts;
   ReadReq* rr = read_holding(p.psn());
   if (op.operation == Operation::READ_REQUEST && rr && rr->first != p.psn()) {
     // A READ re-requested mid-way (docs/spec-notes.md §5.3): the rest of the original.
-    j_.checked(RuleId::ReadResume, conn_);
+    j_->checked(RuleId::ReadResume, conn_);
     if (!mtu_) {
       // Cannot place it without the path MTU; accept it as the new segment.
     } else {
@@ -539,7 +542,7 @@ void Stream::start_resend(const Pkt& p) {
       const std::uint64_t skip = static_cast<std::uint64_t>(k) * *mtu_;
       if (p.reth.rkey != rr->rkey || p.reth.va != rr->va + skip ||
           static_cast<std::uint64_t>(p.reth.dmalen) + skip != rr->len)
-        j_.violation(
+        j_->violation(
             RuleId::ReadResume, "not_the_rest", p, conn_,
             fmt::format("READ re-requested at PSN {:#08x} with VA {:#x}, length {}, "
                         "rkey {:#x}; the rest of the READ of PSN {:#08x} is VA {:#x}, "
@@ -556,16 +559,16 @@ void Stream::start_resend(const Pkt& p) {
     r->ip_id = p.ip_id;
     r->icrc = p.icrc;
     if (r->opcode != op.value || (op.payload == wire::Payload::DATA && r->payload != p.payload_len))
-      j_.violation(RuleId::PsnRetransmit, "different_packet", p, conn_,
-                   fmt::format("PSN {:#08x} resent as {} with {} bytes; it was sent as {} with {} "
-                               "bytes",
-                               p.psn(), op.name, p.payload_len, wire::opcode_info(r->opcode).name,
-                               r->payload),
-                   state("the same packet as the first time"));
+      j_->violation(RuleId::PsnRetransmit, "different_packet", p, conn_,
+                    fmt::format("PSN {:#08x} resent as {} with {} bytes; it was sent as {} with {} "
+                                "bytes",
+                                p.psn(), op.name, p.payload_len, wire::opcode_info(r->opcode).name,
+                                r->payload),
+                    state("the same packet as the first time"));
     if (op.operation == Operation::READ_REQUEST && rr) {
-      j_.checked(RuleId::ReadResume, conn_);
+      j_->checked(RuleId::ReadResume, conn_);
       if (p.reth.va != rr->va || p.reth.dmalen != rr->len || p.reth.rkey != rr->rkey)
-        j_.violation(
+        j_->violation(
             RuleId::ReadResume, "different_request", p, conn_,
             fmt::format("READ of PSN {:#08x} resent with VA {:#x}, length {}, rkey {:#x}; "
                         "it was VA {:#x}, length {}, rkey {:#x}",
@@ -576,7 +579,7 @@ void Stream::start_resend(const Pkt& p) {
       rr->repeated = true;
     }
   } else if (r && r->read_slot) {
-    j_.violation(
+    j_->violation(
         RuleId::PsnRetransmit, "inside_read", p, conn_,
         fmt::format("{} resent at PSN {:#08x}, a PSN of a READ's responses", op.name, p.psn()),
         state());
@@ -602,10 +605,10 @@ void Stream::start_resend(const Pkt& p) {
                           [&](const NakPoint& n) { return n.rnr && n.psn == p.psn(); });
   judge_round(p, prev_tx, rnr != nak_points_.rend());
   if (rnr != nak_points_.rend()) {
-    j_.checked(RuleId::AckRnrWait, conn_);
-    const auto tol = static_cast<std::int64_t>(j_.options().profile.timing_tolerance_ns);
+    j_->checked(RuleId::AckRnrWait, conn_);
+    const auto tol = static_cast<std::int64_t>(j_->options().profile.timing_tolerance_ns);
     if (p.ts + tol < rnr->not_before)
-      j_.violation(
+      j_->violation(
           RuleId::AckRnrWait, "too_early", p, conn_,
           fmt::format("PSN {:#08x} resent {:.3f} ms before the RNR timer of the NAK of "
                       "frame {} ran out",
@@ -619,7 +622,7 @@ void Stream::start_resend(const Pkt& p) {
 }
 
 const SetupQp* Stream::requester_setup() const {
-  const Setup* s = j_.options().setup.get();
+  const Setup* s = j_->options().setup.get();
   if (s == nullptr || !requester_) return nullptr;
   if (requester_qpn_)
     if (const SetupQp* q = s->qp(requester_->b, *requester_qpn_)) return q;
@@ -627,7 +630,7 @@ const SetupQp* Stream::requester_setup() const {
 }
 
 const SetupQp* Stream::responder_setup() const {
-  const Setup* s = j_.options().setup.get();
+  const Setup* s = j_->options().setup.get();
   return s == nullptr ? nullptr : s->qp(responder_.b, responder_qpn_);
 }
 
@@ -661,19 +664,19 @@ void Stream::judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr) {
   round_responses_ = responses_;
   const SetupQp* q = requester_setup();
   if (q == nullptr) return;
-  const std::string& setup_file = j_.options().setup->file;
+  const std::string& setup_file = j_->options().setup->file;
   if (after_rnr) {
     timer_round_ts_ = 0;
     ++rnr_rounds_;
     if (!q->rnr_retry) return;
-    j_.checked(RuleId::PsnRnrRetryCount, conn_);
+    j_->checked(RuleId::PsnRnrRetryCount, conn_);
     if (*q->rnr_retry != 7 && rnr_rounds_ > *q->rnr_retry && !rnr_retry_reported_) {
       rnr_retry_reported_ = true;
-      j_.violation(RuleId::PsnRnrRetryCount, "beyond_rnr_retry", p, conn_,
-                   fmt::format("PSN {:#08x} resent after {} RNR NAKs without progress; QP {} of "
-                               "{} has rnr_retry {}",
-                               p.psn(), rnr_rounds_, q->name, setup_file, *q->rnr_retry),
-                   state("RNR_RETRY_EXC_ERR: the work request fails, the QP goes to ERR"));
+      j_->violation(RuleId::PsnRnrRetryCount, "beyond_rnr_retry", p, conn_,
+                    fmt::format("PSN {:#08x} resent after {} RNR NAKs without progress; QP {} of "
+                                "{} has rnr_retry {}",
+                                p.psn(), rnr_rounds_, q->name, setup_file, *q->rnr_retry),
+                    state("RNR_RETRY_EXC_ERR: the work request fails, the QP goes to ERR"));
     }
     return;
   }
@@ -714,18 +717,18 @@ void Stream::judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr) {
       // differently on their way to the tap, by up to the longest round trip seen, or (no
       // response at all) by a fraction of the timeout.
       const auto slack =
-          static_cast<std::int64_t>(j_.options().profile.timing_tolerance_ns +
-                                    j_.options().profile.timer_slack_ns) +
+          static_cast<std::int64_t>(j_->options().profile.timing_tolerance_ns +
+                                    j_->options().profile.timer_slack_ns) +
           std::max<std::int64_t>(max_rtt_, static_cast<std::int64_t>(timeout / kTimerShare));
       std::string wrong;
       if (*q->timeout == 0) {
-        j_.checked(RuleId::PsnTimeout, conn_);
+        j_->checked(RuleId::PsnTimeout, conn_);
         wrong = fmt::format(
             "PSN {:#08x} resent after {:.3f} ms of silence; QP {} of {} has "
             "timeout 0 (no retransmission timer)",
             p.psn(), static_cast<double>(p.ts - since) / 1e6, q->name, setup_file);
       } else if (previous != 0) {
-        j_.checked(RuleId::PsnTimeout, conn_);
+        j_->checked(RuleId::PsnTimeout, conn_);
         const std::int64_t waited = p.ts - previous;
         if (waited + slack < static_cast<std::int64_t>(timeout))
           wrong = fmt::format(
@@ -736,21 +739,22 @@ void Stream::judge_round(const Pkt& p, std::int64_t prev_tx, bool after_rnr) {
       }
       // A NAK the tap missed would explain an early resend.
       if (!wrong.empty() &&
-          !j_.explain(conn_, 1, p, wrong + ": a NAK the tap missed would explain it"))
-        j_.violation(RuleId::PsnTimeout, *q->timeout == 0 ? "no_timer" : "too_early", p, conn_,
-                     wrong, state("nothing before the local ACK timeout"));
+          !j_->explain(conn_, *budget_, 1, p, wrong + ": a NAK the tap missed would explain it"))
+        j_->violation(RuleId::PsnTimeout, *q->timeout == 0 ? "no_timer" : "too_early", p, conn_,
+                      wrong, state("nothing before the local ACK timeout"));
     }
   }
   ++retry_rounds_;
   if (!q->retry_cnt) return;
-  j_.checked(RuleId::PsnRetryCount, conn_);
+  j_->checked(RuleId::PsnRetryCount, conn_);
   if (retry_rounds_ > *q->retry_cnt && !retry_reported_) {
     retry_reported_ = true;
-    j_.violation(RuleId::PsnRetryCount,
-                 *q->retry_cnt == 7 ? "seven_is_infinite" : "beyond_retry_cnt", p, conn_,
-                 fmt::format("PSN {:#08x}: retry {} without progress; QP {} of {} has retry_cnt {}",
-                             p.psn(), retry_rounds_, q->name, setup_file, *q->retry_cnt),
-                 state("RETRY_EXC_ERR: the work request fails, the QP goes to ERR"));
+    j_->violation(
+        RuleId::PsnRetryCount, *q->retry_cnt == 7 ? "seven_is_infinite" : "beyond_retry_cnt", p,
+        conn_,
+        fmt::format("PSN {:#08x}: retry {} without progress; QP {} of {} has retry_cnt {}", p.psn(),
+                    retry_rounds_, q->name, setup_file, *q->retry_cnt),
+        state("RETRY_EXC_ERR: the work request fails, the QP goes to ERR"));
   }
 }
 
@@ -812,7 +816,7 @@ void Stream::judge_message(const Pkt& last) {
   if (req.length / req.mtu >= kMaxMessagePackets) return;
   req.first_psn = msg_.front().psn;
   const tx::SegmentPlan plan = tx::segment(req);
-  j_.checked(RuleId::GoldenRequest, conn_);
+  j_->checked(RuleId::GoldenRequest, conn_);
   auto model = [&] {
     std::string s =
         fmt::format("{} packet{}:", plan.packets.size(), plan.packets.size() == 1 ? "" : "s");
@@ -825,10 +829,10 @@ void Stream::judge_message(const Pkt& last) {
   const std::string wr =
       fmt::format("{} of {} bytes at MTU {}", tx::to_string(req.opcode), req.length, req.mtu);
   if (plan.error != tx::SegmentError::NONE) {
-    j_.violation(RuleId::GoldenRequest, "refused", last, conn_,
-                 fmt::format("a {}: the model's requester would not send it ({})", wr,
-                             tx::to_string(plan.error)),
-                 state("no such message"));
+    j_->violation(RuleId::GoldenRequest, "refused", last, conn_,
+                  fmt::format("a {}: the model's requester would not send it ({})", wr,
+                              tx::to_string(plan.error)),
+                  state("no such message"));
     return;
   }
   for (std::size_t i = 0; i < std::max(plan.packets.size(), msg_.size()); ++i) {
@@ -844,11 +848,11 @@ void Stream::judge_message(const Pkt& last) {
                                               wire::opcode_info(plan.packets[i].opcode).name,
                                               plan.packets[i].psn, plan.packets[i].length)
                                 : std::string("nothing more");
-    j_.violation(RuleId::GoldenRequest, "differs", last, conn_,
-                 fmt::format("packet {} of a {} ({} bytes sent): {}, the model's requester sends "
-                             "{}",
-                             i + 1, wr, sent, got, expected),
-                 state("the model's " + model()));
+    j_->violation(RuleId::GoldenRequest, "differs", last, conn_,
+                  fmt::format("packet {} of a {} ({} bytes sent): {}, the model's requester sends "
+                              "{}",
+                              i + 1, wr, sent, got, expected),
+                  state("the model's " + model()));
     return;
   }
 }
@@ -887,8 +891,8 @@ void Stream::on_response(const Pkt& p) {
   if (highest_resp_ && pdiff(p.psn(), *highest_resp_) <= 0) ++disturbances_;
   if (!started_) {
     if (!noted_early_response_)
-      j_.note(NoteKind::Gap, conn_, p.frame,
-              "responses before any request of this QP: the capture starts mid-connection");
+      j_->note(NoteKind::Gap, conn_, p.frame,
+               "responses before any request of this QP: the capture starts mid-connection");
     noted_early_response_ = true;
     return;
   }
@@ -897,9 +901,9 @@ void Stream::on_response(const Pkt& p) {
   if (!corrupt_.empty())
     std::erase_if(corrupt_, [&](const Corrupt& c) {
       if (c.request || !c.reacted || pdiff(p.psn(), c.psn) < 0) return false;
-      j_.explain_violation(c.ticket, fmt::format("corrupted on the link: the requester resent "
-                                                 "what it covered, and frame {} answers again",
-                                                 p.frame));
+      j_->explain_violation(c.ticket, fmt::format("corrupted on the link: the requester resent "
+                                                  "what it covered, and frame {} answers again",
+                                                  p.frame));
       return true;
     });
   if (op.operation == Operation::READ_RESPONSE && !reads_.empty() && reads_.back().npkts == 0 &&
@@ -917,22 +921,23 @@ void Stream::on_response(const Pkt& p) {
         next_ = padd(next_, 1);
       }
   }
-  j_.checked(RuleId::AckPsn, conn_);
+  j_->checked(RuleId::AckPsn, conn_);
   const std::int32_t ahead = pdiff(p.psn(), next_);
   if (ahead >= 0) {
     const auto need = static_cast<std::uint32_t>(ahead) + 1;
-    if (!j_.explain(
-            conn_, need, p,
+    if (!j_->explain(
+            conn_, *budget_, need, p,
             fmt::format("{} for PSN {:#08x}: the tap missed {} requests", op.name, p.psn(), need)))
-      j_.violation(RuleId::AckPsn, "unsent", p, conn_,
-                   fmt::format("{} for PSN {:#08x}, but the highest PSN sent is {:#08x}{}", op.name,
-                               p.psn(), padd(next_, -1),
-                               wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::NAK &&
-                                       op.operation == Operation::ACK
-                                   ? " (the two QPs disagree on the PSN: a start PSN kept across a "
-                                     "reconnect?)"
-                                   : ""),
-                   state("no response for a PSN that was never sent"));
+      j_->violation(
+          RuleId::AckPsn, "unsent", p, conn_,
+          fmt::format("{} for PSN {:#08x}, but the highest PSN sent is {:#08x}{}", op.name, p.psn(),
+                      padd(next_, -1),
+                      wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::NAK &&
+                              op.operation == Operation::ACK
+                          ? " (the two QPs disagree on the PSN: a start PSN kept across a "
+                            "reconnect?)"
+                          : ""),
+          state("no response for a PSN that was never sent"));
     return;
   }
   if (op.operation == Operation::READ_RESPONSE)
@@ -942,7 +947,7 @@ void Stream::on_response(const Pkt& p) {
   else
     on_ack(p);
   if (!highest_resp_ || pdiff(p.psn(), *highest_resp_) > 0) highest_resp_ = p.psn();
-  if (golden_) golden_->on_response(p, mtu_, disturbances_ + j_.conn(conn_).capture_errors);
+  if (golden_) golden_->on_response(p, mtu_, disturbances_ + budget_->used);
 }
 
 std::optional<std::uint32_t> Stream::ends_through(std::uint32_t psn) {
@@ -987,13 +992,13 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
     const std::uint32_t from = padd(*msn_base_, -back);
     const std::int32_t span =
         back + (hi ? static_cast<std::int32_t>(hi->second) : std::max(0, pdiff(next_, base_)));
-    j_.checked(RuleId::AckMsn, conn_);
+    j_->checked(RuleId::AckMsn, conn_);
     const std::int32_t above = pdiff(p.aeth.msn, from);
     if (above < 0 || above > span)
-      j_.violation(RuleId::AckMsn, "range", p, conn_,
-                   fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
-                               p.psn(), p.aeth.msn, from, padd(from, span)),
-                   state(fmt::format("MSN between {} and {}", from, padd(from, span))));
+      j_->violation(RuleId::AckMsn, "range", p, conn_,
+                    fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
+                                p.psn(), p.aeth.msn, from, padd(from, span)),
+                    state(fmt::format("MSN between {} and {}", from, padd(from, span))));
     return;
   }
   if (!lo) return;
@@ -1002,14 +1007,14 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
     return;
   }
   const std::uint32_t want = padd(*msn_base_, *lo);
-  j_.checked(RuleId::AckMsn, conn_);
+  j_->checked(RuleId::AckMsn, conn_);
   if (exact) {
     if (p.aeth.msn != want)
-      j_.violation(RuleId::AckMsn, "count", p, conn_,
-                   fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} (messages "
-                               "completed through PSN {:#08x})",
-                               p.op->name, p.psn(), p.aeth.msn, want, lo_psn),
-                   state(fmt::format("MSN {}", want)));
+      j_->violation(RuleId::AckMsn, "count", p, conn_,
+                    fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} (messages "
+                                "completed through PSN {:#08x})",
+                                p.op->name, p.psn(), p.aeth.msn, want, lo_psn),
+                    state(fmt::format("MSN {}", want)));
     return;
   }
   // A duplicate or a data response: the MSN may include what the responder completed since.
@@ -1019,10 +1024,10 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
   const std::int32_t span = hi ? static_cast<std::int32_t>(hi->second - *lo)
                                : std::max(0, pdiff(padd(next_, -1), lo_psn));
   if (above < 0 || above > span)
-    j_.violation(RuleId::AckMsn, "range", p, conn_,
-                 fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
-                             p.psn(), p.aeth.msn, want, padd(want, span)),
-                 state(fmt::format("MSN between {} and {}", want, padd(want, span))));
+    j_->violation(RuleId::AckMsn, "range", p, conn_,
+                  fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
+                              p.psn(), p.aeth.msn, want, padd(want, span)),
+                  state(fmt::format("MSN between {} and {}", want, padd(want, span))));
 }
 
 // Everything before `end` is acknowledged.
@@ -1047,16 +1052,16 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   // after the tap showed it (psn.timeout).
   if (last_tx != 0 && p.ts > last_tx) max_rtt_ = std::max(max_rtt_, p.ts - last_tx);
   if (unseen > 0) {
-    j_.checked(RuleId::PsnSequence, conn_);
-    if (!j_.explain(conn_, unseen, p,
-                    fmt::format("{} acknowledges {} request packets from PSN {:#08x} that the "
-                                "tap never showed",
-                                p.op->name, unseen, first_unseen)))
-      j_.violation(RuleId::PsnSequence, "acknowledged_unseen", p, conn_,
-                   fmt::format("{} acknowledges PSN {:#08x}.. ({} PSNs) that were never sent: the "
-                               "requester skipped them or the responder accepted a gap",
-                               p.op->name, first_unseen, unseen),
-                   state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_unseen)));
+    j_->checked(RuleId::PsnSequence, conn_);
+    if (!j_->explain(conn_, *budget_, unseen, p,
+                     fmt::format("{} acknowledges {} request packets from PSN {:#08x} that the "
+                                 "tap never showed",
+                                 p.op->name, unseen, first_unseen)))
+      j_->violation(RuleId::PsnSequence, "acknowledged_unseen", p, conn_,
+                    fmt::format("{} acknowledges PSN {:#08x}.. ({} PSNs) that were never sent: the "
+                                "requester skipped them or the responder accepted a gap",
+                                p.op->name, first_unseen, unseen),
+                    state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_unseen)));
     msn_base_.reset();  // their opcodes, hence the messages they end, are unknown
   }
   // Writes whose last packet is acknowledged were granted.
@@ -1106,13 +1111,13 @@ void Stream::on_ack(const Pkt& p) {
       ++rnr_naks_total_;
       if (const SetupQp* q = responder_setup(); q != nullptr && q->min_rnr_timer) {
         // The responder's own min_rnr_timer (INIT → RTR), not a value of its choosing.
-        j_.checked(RuleId::AckRnrTimer, conn_);
+        j_->checked(RuleId::AckRnrTimer, conn_);
         if (wire::aeth_value(s) != *q->min_rnr_timer)
-          j_.violation(RuleId::AckRnrTimer, "not_min_rnr_timer", p, conn_,
-                       fmt::format("RNR NAK with timer code {}; QP {} of {} has min_rnr_timer {}",
-                                   wire::aeth_value(s), q->name, j_.options().setup->file,
-                                   *q->min_rnr_timer),
-                       state(fmt::format("an RNR NAK with timer code {}", *q->min_rnr_timer)));
+          j_->violation(RuleId::AckRnrTimer, "not_min_rnr_timer", p, conn_,
+                        fmt::format("RNR NAK with timer code {}; QP {} of {} has min_rnr_timer {}",
+                                    wire::aeth_value(s), q->name, j_->options().setup->file,
+                                    *q->min_rnr_timer),
+                        state(fmt::format("an RNR NAK with timer code {}", *q->min_rnr_timer)));
       }
       const auto wait = static_cast<std::int64_t>(qp::rnr_timer_ns(wire::aeth_value(s)));
       nak_points_.push_back({psn, true, p.ts + wait, p.frame});
@@ -1148,13 +1153,13 @@ void Stream::on_ack(const Pkt& p) {
         for (PendingAccess& a : accesses_)
           if (!a.resolved && pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0)) {
             if (a.kind != Access::Atomic) {
-              j_.checked(RuleId::KeyZeroLength, conn_);
+              j_->checked(RuleId::KeyZeroLength, conn_);
               if (a.len == 0)
-                j_.violation(RuleId::KeyZeroLength, "refused", p, conn_,
-                             fmt::format("NAK remote access error for a zero-length {} (rkey "
-                                         "{:#x}, VA {:#x}) of frame {}",
-                                         access_name(a.kind), a.rkey, a.va, a.frame),
-                             state("an ACK (or an empty READ RESPONSE ONLY)"));
+                j_->violation(RuleId::KeyZeroLength, "refused", p, conn_,
+                              fmt::format("NAK remote access error for a zero-length {} (rkey "
+                                          "{:#x}, VA {:#x}) of frame {}",
+                                          access_name(a.kind), a.rkey, a.va, a.frame),
+                              state("an ACK (or an empty READ RESPONSE ONLY)"));
             }
             resolve_access(p, a, false);
             break;
@@ -1170,26 +1175,26 @@ void Stream::on_ack(const Pkt& p) {
 void Stream::on_read_response(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   const std::uint32_t psn = p.psn();
-  j_.checked(RuleId::ReadResponse, conn_);
+  j_->checked(RuleId::ReadResponse, conn_);
   if (op.position == Position::FIRST || op.position == Position::MIDDLE) {
-    j_.checked(RuleId::SeqLength, conn_);
+    j_->checked(RuleId::SeqLength, conn_);
     set_mtu(p, p.payload_len);
   }
   ReadReq* rr = read_holding(psn);
   if (!rr) {
     PsnRec* r = rec(psn);
     if (r && !r->seen) {
-      if (!j_.explain(
-              conn_, 1, p,
+      if (!j_->explain(
+              conn_, *budget_, 1, p,
               fmt::format("{} for PSN {:#08x}: the tap missed its READ request", op.name, psn)))
-        j_.violation(RuleId::ReadResponse, "no_request", p, conn_,
-                     fmt::format("{} for PSN {:#08x}, which no READ request sent", op.name, psn),
-                     state());
+        j_->violation(RuleId::ReadResponse, "no_request", p, conn_,
+                      fmt::format("{} for PSN {:#08x}, which no READ request sent", op.name, psn),
+                      state());
     } else if (pdiff(psn, base_) >= 0 || reads_.empty()) {
-      j_.violation(RuleId::ReadResponse, "no_request", p, conn_,
-                   fmt::format("{} for PSN {:#08x}, which is not a PSN of an outstanding READ",
-                               op.name, psn),
-                   state());
+      j_->violation(RuleId::ReadResponse, "no_request", p, conn_,
+                    fmt::format("{} for PSN {:#08x}, which is not a PSN of an outstanding READ",
+                                op.name, psn),
+                    state());
     }
     if (op.has(wire::Header::Aeth)) check_msn(p, psn, false, false);
     acknowledge_through(p, padd(psn, 1));
@@ -1216,33 +1221,33 @@ void Stream::on_read_response(const Pkt& p) {
                           : k + 1 == n_seg ? Position::LAST
                                            : Position::MIDDLE;
     if (psn == rr->resp_next || k == 0) {
-      j_.checked(RuleId::ReadOpcode, conn_);
+      j_->checked(RuleId::ReadOpcode, conn_);
       if (k < n_seg && op.position != want) {
         const bool resumed = rr->seg_psn != rr->first && k == 0 &&
                              (op.position == Position::MIDDLE || op.position == Position::LAST);
-        j_.violation(RuleId::ReadOpcode, resumed ? "resumed_mid_read" : "position", p, conn_,
-                     fmt::format("READ response {} of {} (PSN {:#08x}) is {}, expected {}", k + 1,
-                                 n_seg, psn, position_name(op.position), position_name(want)),
-                     state(fmt::format("RDMA READ RESPONSE {}", position_name(want))));
+        j_->violation(RuleId::ReadOpcode, resumed ? "resumed_mid_read" : "position", p, conn_,
+                      fmt::format("READ response {} of {} (PSN {:#08x}) is {}, expected {}", k + 1,
+                                  n_seg, psn, position_name(op.position), position_name(want)),
+                      state(fmt::format("RDMA READ RESPONSE {}", position_name(want))));
       }
     }
-    j_.checked(RuleId::ReadLength, conn_);
+    j_->checked(RuleId::ReadLength, conn_);
     const std::uint64_t done = static_cast<std::uint64_t>(k) * *mtu_;
     const std::uint64_t want_len =
         done >= rr->seg_len ? 0 : std::min<std::uint64_t>(*mtu_, rr->seg_len - done);
     if (k >= n_seg || p.payload_len != want_len)
-      j_.violation(RuleId::ReadLength, k >= n_seg ? "beyond_length" : "payload", p, conn_,
-                   fmt::format("READ response PSN {:#08x} carries {} bytes; the READ of PSN "
-                               "{:#08x} asks {} bytes from PSN {:#08x}, so {} here",
-                               psn, p.payload_len, rr->first, rr->seg_len, rr->seg_psn, want_len),
-                   state(fmt::format("{} bytes", want_len)));
+      j_->violation(RuleId::ReadLength, k >= n_seg ? "beyond_length" : "payload", p, conn_,
+                    fmt::format("READ response PSN {:#08x} carries {} bytes; the READ of PSN "
+                                "{:#08x} asks {} bytes from PSN {:#08x}, so {} here",
+                                psn, p.payload_len, rr->first, rr->seg_len, rr->seg_psn, want_len),
+                    state(fmt::format("{} bytes", want_len)));
   } else if (!mtu_ && op.position == Position::ONLY) {
-    j_.checked(RuleId::ReadLength, conn_);
+    j_->checked(RuleId::ReadLength, conn_);
     if (p.payload_len != rr->seg_len)
-      j_.violation(RuleId::ReadLength, "payload", p, conn_,
-                   fmt::format("READ RESPONSE ONLY carries {} bytes, the READ asks {}",
-                               p.payload_len, rr->seg_len),
-                   state(fmt::format("{} bytes", rr->seg_len)));
+      j_->violation(RuleId::ReadLength, "payload", p, conn_,
+                    fmt::format("READ RESPONSE ONLY carries {} bytes, the READ asks {}",
+                                p.payload_len, rr->seg_len),
+                    state(fmt::format("{} bytes", rr->seg_len)));
   }
   rr->resp_next = padd(psn, 1);
   if (op.has(wire::Header::Aeth))
@@ -1258,7 +1263,7 @@ void Stream::on_read_response(const Pkt& p) {
 
 void Stream::on_atomic_ack(const Pkt& p) {
   const std::uint32_t psn = p.psn();
-  j_.checked(RuleId::AtomicResponse, conn_);
+  j_->checked(RuleId::AtomicResponse, conn_);
   AtomicReq* a = nullptr;
   for (auto it = atomics_.rbegin(); it != atomics_.rend(); ++it)
     if (it->psn == psn) {
@@ -1268,34 +1273,34 @@ void Stream::on_atomic_ack(const Pkt& p) {
   if (!a) {
     PsnRec* r = rec(psn);
     if (!(r && !r->seen &&
-          j_.explain(conn_, 1, p,
-                     fmt::format("ATOMIC ACKNOWLEDGE for PSN {:#08x}: the tap "
-                                 "missed its request",
-                                 psn))))
-      j_.violation(RuleId::AtomicResponse, "not_atomic", p, conn_,
-                   fmt::format("ATOMIC ACKNOWLEDGE for PSN {:#08x}, which is not an atomic "
-                               "request",
-                               psn),
-                   state());
+          j_->explain(conn_, *budget_, 1, p,
+                      fmt::format("ATOMIC ACKNOWLEDGE for PSN {:#08x}: the tap "
+                                  "missed its request",
+                                  psn))))
+      j_->violation(RuleId::AtomicResponse, "not_atomic", p, conn_,
+                    fmt::format("ATOMIC ACKNOWLEDGE for PSN {:#08x}, which is not an atomic "
+                                "request",
+                                psn),
+                    state());
     check_msn(p, psn, false, false);
     acknowledge_through(p, padd(psn, 1));
     return;
   }
   if (a->responses > 0) {
-    j_.checked(RuleId::AtomicReplay, conn_);
+    j_->checked(RuleId::AtomicReplay, conn_);
     if (p.atomic_ack.orig != a->orig)
-      j_.violation(RuleId::AtomicReplay, "different_value", p, conn_,
-                   fmt::format("repeated atomic PSN {:#08x} answered with original value {:#x}; "
-                               "the first answer said {:#x}",
-                               psn, p.atomic_ack.orig, a->orig),
-                   state(fmt::format("ATOMIC ACKNOWLEDGE with {:#x}", a->orig)));
+      j_->violation(RuleId::AtomicReplay, "different_value", p, conn_,
+                    fmt::format("repeated atomic PSN {:#08x} answered with original value {:#x}; "
+                                "the first answer said {:#x}",
+                                psn, p.atomic_ack.orig, a->orig),
+                    state(fmt::format("ATOMIC ACKNOWLEDGE with {:#x}", a->orig)));
   } else {
     a->orig = p.atomic_ack.orig;
-    j_.checked(RuleId::AtomicAlignment, conn_);
+    j_->checked(RuleId::AtomicAlignment, conn_);
     if (a->va % 8 != 0)
-      j_.violation(RuleId::AtomicAlignment, "executed", p, conn_,
-                   fmt::format("atomic to VA {:#x} (not 8-byte aligned) was executed", a->va),
-                   state("NAK invalid request"));
+      j_->violation(RuleId::AtomicAlignment, "executed", p, conn_,
+                    fmt::format("atomic to VA {:#x} (not 8-byte aligned) was executed", a->va),
+                    state("NAK invalid request"));
   }
   ++a->responses;
   for (PendingAccess& acc : accesses_)
@@ -1316,7 +1321,7 @@ void Stream::resolve_access(const Pkt& p, PendingAccess& a, bool granted) {
 // chapter 10 and chapter 9 R_Key checks; docs/spec-notes.md §7.3, §7.5). Zero-length accesses
 // are not key-checked (key.zero_length); a QP the setup does not describe decides nothing.
 void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
-  const Setup* s = j_.options().setup.get();
+  const Setup* s = j_->options().setup.get();
   if (s == nullptr || !s->keys_known || a.len == 0) return;
   // After the wire (SEND WITH INVALIDATE) or the DUT's log changed the key, the setup no longer
   // says what it is: an invalidated region or window may be registered or bound again.
@@ -1347,14 +1352,14 @@ void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
   else if (!qp_right)
     why =
         fmt::format("QP {} does not allow {} (NAK invalid request)", q->name, access_name(a.kind));
-  j_.checked(RuleId::KeySetup, conn_);
+  j_->checked(RuleId::KeySetup, conn_);
   if (granted && !why.empty())
-    j_.violation(RuleId::KeySetup, "granted_not_allowed", p, conn_,
-                 fmt::format("{} with rkey {:#x} on [{:#x}, +{}) of frame {} was granted, but {}",
-                             access_name(a.kind), a.rkey, a.va, a.len, a.frame, why),
-                 state("a NAK"));
+    j_->violation(RuleId::KeySetup, "granted_not_allowed", p, conn_,
+                  fmt::format("{} with rkey {:#x} on [{:#x}, +{}) of frame {} was granted, but {}",
+                              access_name(a.kind), a.rkey, a.va, a.len, a.frame, why),
+                  state("a NAK"));
   else if (!granted && why.empty())
-    j_.violation(
+    j_->violation(
         RuleId::KeySetup, "refused_but_allowed", p, conn_,
         fmt::format("{} with rkey {:#x} on [{:#x}, +{}) of frame {} was refused, but {} "
                     "{} of QP {}'s PD grants it",
@@ -1370,20 +1375,20 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
   if (len == 0) return;                       // zero-length accesses are not key-checked (§4.4)
   if (epoch == KeyEpochs::kUnjudged) return;  // the DUT's log changed the key, when is not known
   const std::uint64_t end = va + len;
-  j_.checked(RuleId::KeyStatic, conn_);
+  j_->checked(RuleId::KeyStatic, conn_);
   for (const KeyFact& f : facts_) {
     if (f.kind != kind || f.rkey != rkey || f.epoch != epoch || f.granted == granted) continue;
     const std::uint64_t fend = f.va + f.len;
     // The refused range lies inside the granted one.
     const bool contradicts = granted ? (f.va >= va && fend <= end) : (va >= f.va && end <= fend);
     if (contradicts) {
-      j_.violation(RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p,
-                   conn_,
-                   fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
-                               "(no invalidation between)",
-                               access_name(kind), rkey, va, len, granted ? "granted" : "refused",
-                               f.granted ? "granted" : "refused", f.frame),
-                   state(granted ? "NAK remote access error" : "the access granted again"));
+      j_->violation(RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p,
+                    conn_,
+                    fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
+                                "(no invalidation between)",
+                                access_name(kind), rkey, va, len, granted ? "granted" : "refused",
+                                f.granted ? "granted" : "refused", f.frame),
+                    state(granted ? "NAK remote access error" : "the access granted again"));
       return;
     }
   }
@@ -1398,11 +1403,11 @@ void Stream::finish() {
   // Requests after a fatal NAK that the requester (resending nothing it failed) had heard.
   if (fatal_ && !fatal_unheard_) {
     for (const AfterFatal& a : after_fatal_) {
-      j_.checked(RuleId::ErrAfterFatal, conn_);
-      j_.violation(RuleId::ErrAfterFatal, "request_after_fatal_nak", a.p, conn_, a.message,
-                   a.state);
+      j_->checked(RuleId::ErrAfterFatal, conn_);
+      j_->violation(RuleId::ErrAfterFatal, "request_after_fatal_nak", a.p, conn_, a.message,
+                    a.state);
     }
-    if (after_fatal_.empty()) j_.checked(RuleId::ErrAfterFatal, conn_);
+    if (after_fatal_.empty()) j_->checked(RuleId::ErrAfterFatal, conn_);
   }
   std::uint32_t unseen = 0;
   std::uint32_t first = 0;
@@ -1412,15 +1417,15 @@ void Stream::finish() {
       ++unseen;
     }
   if (unseen > 0)
-    j_.note(NoteKind::Gap, conn_, 0,
-            fmt::format("{} PSNs from {:#08x} never seen, never resent and never acknowledged "
-                        "(lost before the tap before the capture ended, or missed by it)",
-                        unseen, first));
+    j_->note(NoteKind::Gap, conn_, 0,
+             fmt::format("{} PSNs from {:#08x} never seen, never resent and never acknowledged "
+                         "(lost before the tap before the capture ended, or missed by it)",
+                         unseen, first));
   if (responses_ == 0 && resends_ == 0 && requests_ > 1)
-    j_.note(NoteKind::OneDirection, conn_, 0,
-            fmt::format("{} RC requests and no response at all, yet the requester never resent "
-                        "anything: the capture shows one direction only",
-                        requests_));
+    j_->note(NoteKind::OneDirection, conn_, 0,
+             fmt::format("{} RC requests and no response at all, yet the requester never resent "
+                         "anything: the capture shows one direction only",
+                         requests_));
 }
 
 }  // namespace rocecert::check::detail

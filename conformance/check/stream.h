@@ -52,8 +52,15 @@ class KeyEpochs {
 
 class Stream {
  public:
+  // `budget`: the connection's capture-error budget (shared with the other direction's stream
+  // once the checker pairs them: set_budget).
   Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder, std::uint32_t responder_qpn,
-         KeyEpochs& keys, GoldenReplay& golden);
+         Budget& budget, GoldenReplay& golden);
+  // Where the stream reports from now on (sharded checking moves a stream to the shard of its
+  // other direction: shards.h).
+  void bind(Judge& j, GoldenReplay& golden);
+  Budget& budget() const { return *budget_; }
+  void set_budget(Budget& b) { budget_ = &b; }
 
   void on_request(const Pkt& p);
   // Set by the checker before each request: false while a response of this stream may have gone
@@ -207,10 +214,11 @@ class Stream {
   std::uint32_t npkts(std::uint32_t len) const;
   StateSnapshot state(std::string expected = {}) const;
 
-  Judge& j_;
+  Judge* j_;
   ConnIndex conn_;
   wire::Transport transport_;
   IpAddr responder_;
+  Budget* budget_;
   std::optional<IpAddr> requester_;             // the requests' source
   std::optional<std::uint32_t> requester_qpn_;  // the responses' destination QPN
   std::uint64_t first_frame_ = 0;
@@ -253,7 +261,6 @@ class Stream {
     return seen_ip_id_ && d < 0;
   }
   std::uint32_t responder_qpn_;
-  KeyEpochs& keys_;
 
   bool started_ = false;
   std::uint32_t first_psn_ = 0;

@@ -1,6 +1,7 @@
 // `make check-campaign`: the corpus of check_corpus_tests over thousands of seeds (env SEEDS,
-// default 5000; FIRST_SEED, default 1), with a summary. Exit 1 when a seed has a problem or an
-// opcode of the list never appeared (docs/check-validation.md).
+// default 5000; FIRST_SEED, default 1), with a summary; with COMPARE_JOBS=N, each seed is also
+// checked on N threads, and a report that differs is a problem. Exit 1 when a seed has a problem or
+// an opcode of the list never appeared (docs/check-validation.md).
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -24,6 +25,7 @@ std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
 int main() {
   const std::uint64_t seeds = env_u64("SEEDS", 5000);
   const std::uint64_t first = env_u64("FIRST_SEED", 1);
+  const auto compare_jobs = static_cast<unsigned>(env_u64("COMPARE_JOBS", 0));
   const std::vector<check::Profile> profiles = corpus::corpus_profiles();
   std::map<std::string, std::uint64_t> opcodes, faults, taps, verdicts, events;
   std::map<std::string, std::uint64_t> checked;  // rule -> evaluations under the first profile
@@ -32,7 +34,7 @@ int main() {
   std::map<std::string, std::uint64_t> deviated, explained;
   std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
-    const corpus::Outcome o = corpus::evaluate(seed, profiles);
+    const corpus::Outcome o = corpus::evaluate(seed, profiles, compare_jobs);
     frames += o.run.frames.size();
     if (o.run.end_ns > longest) {
       longest = o.run.end_ns;

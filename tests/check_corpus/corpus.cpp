@@ -7,7 +7,9 @@
 #include <array>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
+#include "rocecert/check/report_io.h"
 #include "rocecert/conformance/runner.h"
 #include "rocecert/conformance/scenario.h"
 #include "rocecert/errors/async_event.h"
@@ -643,8 +645,10 @@ Run run_case(const Case& c) {
   return run;
 }
 
-check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name) {
+check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name,
+                        unsigned jobs) {
   check::Options opt;
+  opt.jobs = jobs;
   opt.profile = profile;
   opt.setup = run.setup;
   opt.events = run.log;
@@ -725,7 +729,8 @@ std::vector<std::string> judge(const std::vector<check::Report>& reports,
   return out;
 }
 
-Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles) {
+Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles,
+                 unsigned compare_jobs) {
   Outcome o;
   o.c = make_case(seed);
   o.run = run_case(o.c);
@@ -749,6 +754,14 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
   const std::string name = fmt::format("corpus-seed-{}.pcap", seed);
   for (const check::Profile& p : profiles) o.reports.push_back(check_run(o.run, p, name));
   for (std::string& p : judge(o.reports, profiles)) o.problems.push_back(std::move(p));
+  if (compare_jobs >= 2 && !profiles.empty()) {
+    std::ostringstream one, many;
+    check::write_json(o.reports.front(), one);
+    check::write_json(check_run(o.run, profiles.front(), name, compare_jobs), many);
+    if (one.str() != many.str())
+      o.problems.push_back(
+          fmt::format("the report on {} threads differs from one thread's", compare_jobs));
+  }
   if (!o.problems.empty()) {
     const std::string path =
         (std::filesystem::temp_directory_path() / fmt::format("rocecert-corpus-{}.pcap", seed))

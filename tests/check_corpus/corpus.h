@@ -67,7 +67,9 @@ Run run_case(const Case& c);
 
 // Feeds the capture to the streaming checker (in capture order, Ethernet link type), with the
 // run's setup (the QPs' timing attributes).
-check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name);
+// run's setup (the QPs' timing attributes). `jobs`: Options::jobs (sharded checking).
+check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name,
+                        unsigned jobs = 1);
 
 // Writes the capture as a pcap file (nanosecond timestamps), for `rocecert check FILE`.
 void write_pcap(const Run& run, const std::string& path);
@@ -108,7 +110,10 @@ struct Outcome {
   std::vector<std::string> problems;
   std::string detail;
 };
-Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles);
+// `compare_jobs` >= 2: the first profile's check is run again on that many threads, and a report
+// that is not the same, byte for byte in JSON, is a problem.
+Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles,
+                 unsigned compare_jobs = 0);
 
 std::string_view verdict_name(check::Verdict v);
 

@@ -21,9 +21,10 @@ namespace rocecert::check {
 struct Options {
   Profile profile;  // deviations and tolerances; its max_capture_errors is the budget
   bool verify_icrc = true;
-  // Threads: with 2 or more, a Checker runs the golden replay on a thread of its own, and
-  // check_files reads and decodes a capture on one thread while the rules run on another (or
-  // checks several captures side by side, one thread each). The report does not change.
+  // Threads: with 2 or more, a Checker spreads the request streams (their rules and golden
+  // replay) over jobs - 1 threads of their own, sharded by connection, while its caller's thread
+  // decodes and pairs; check_files also reads and decodes on a thread of its own from 4 jobs on,
+  // and checks several captures side by side, one thread each. The report does not change.
   unsigned jobs = 1;
   // The DUT's MR table and QPs (--setup): key enforcement is judged against it (key.setup).
   std::shared_ptr<const Setup> setup;

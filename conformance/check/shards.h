@@ -1,0 +1,77 @@
+// Sharded checking (Options::jobs >= 2 on one capture, docs/check.md): the checker's own thread
+// reads, decodes, applies the frame rules and pairs the flows; the request streams, each with
+// its golden replay, are spread over shards, each run by a thread of its own and fed with
+// batches of commands in capture order. A stream stays on its shard, except when the checker
+// pairs it with the other direction of its QP pair on another shard: then it moves there, in
+// order with the work of both shards, so that the two directions share their capture-error
+// budget in the order one thread would use it.
+//
+// Nothing a shard finds goes to the report directly: its Judge logs it with its place in the
+// single-thread order (JudgeLog), its golden replay keeps its findings the same way, and the
+// checker replays both into the report at the end. The report is the one of a single thread,
+// byte for byte (tests/check/check_jobs_test.cpp, and the fuzz target compares the two).
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "check_internal.h"
+#include "golden.h"
+#include "stream.h"
+
+namespace rocecert::check::detail {
+
+class Shards {
+ public:
+  enum class Kind : std::uint8_t {
+    Request,
+    Response,
+    Corrupted,
+    Finish,
+    JoinBudget,
+    Release,
+    Acquire
+  };
+  struct Handover;  // a stream moving between shards (shards.cpp)
+  struct Command {
+    Stream* stream = nullptr;
+    Kind kind = Kind::Request;
+    bool hears_all = true;  // Request: Stream::set_hears_all first
+    bool crowded = false;   // GoldenReplay::crowded
+    std::uint64_t dispatch = 0;
+    Judge::Ticket ticket;          // Corrupted: the wire.icrc violation
+    Budget* budget = nullptr;      // JoinBudget, Acquire: the budget the stream joins
+    Handover* handover = nullptr;  // Release, Acquire
+    Pkt p;
+  };
+
+  // `n` shards, their threads started at the first command. Their JudgeLogs are numbered from
+  // `first_log_id`.
+  Shards(const Options& opts, std::size_t n, std::uint16_t first_log_id);
+  ~Shards();  // a checker dropped before the end: what is queued is dropped, the threads stop
+  Shards(const Shards&) = delete;
+  Shards& operator=(const Shards&) = delete;
+
+  std::size_t size() const { return shards_.size(); }
+  Judge& judge(std::size_t i);
+  GoldenReplay& golden(std::size_t i);
+
+  void post(std::size_t shard, Command&& c);
+  // Moves `s` from shard `from` to shard `to` and joins it to `budget` there: `to` runs nothing
+  // more until `from` has run everything it was given before (no shard ever waits for work
+  // given after its own, so this cannot deadlock).
+  void move(Stream* s, std::size_t from, std::size_t to, Budget* budget, std::uint64_t dispatch);
+  // Runs what is left and stops the threads. Throws what a shard threw.
+  void close();
+  std::vector<JudgeLog*> logs();
+  std::vector<GoldenReplay*> replays();
+
+ private:
+  struct Shard;  // shards.cpp
+  std::vector<std::unique_ptr<Shard>> shards_;
+  std::deque<Handover> handovers_;
+};
+
+}  // namespace rocecert::check::detail
