@@ -10,6 +10,7 @@
 #include "mutate_command.h"
 #include "simulate_command.h"
 #include "split_merge_commands.h"
+#include "vectors_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"rocecert: RoCEv2 conformance suite and golden model"};
@@ -68,6 +69,9 @@ int main(int argc, char** argv) {
   mut->add_option("--seed", mutate.seed, "Picks the frame among the eligible ones (default 1)");
   mut->add_flag("--list", mutate.list, "List the kinds: name, rule that must catch it, what");
 
+  rocecert::cli::VectorsArgs vectors;
+  CLI::App* vec = rocecert::cli::add_vectors_command(app, vectors);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -83,6 +87,7 @@ int main(int argc, char** argv) {
     if (*spl) return rocecert::cli::run_split(split);
     if (*mrg) return rocecert::cli::run_merge(mergeargs);
     if (*mut) return rocecert::cli::run_mutate(mutate);
+    if (*vec) return rocecert::cli::run_vectors(*vec, vectors);
     if (*sim) {
       if (seed_opt->count() > 0) simulate.seed = seed;
       return rocecert::cli::run_simulate(simulate);

@@ -164,6 +164,10 @@ std::string property(std::string_view name, std::string_view value) {
 
 }  // namespace
 
+std::string xml_escape(std::string_view s, bool attribute) {
+  return xml(s, attribute);
+}
+
 void write_junit(const Report& r, std::ostream& out) {
   std::vector<std::string> suites;
   std::size_t tests = 0, failures = 0, skipped = 0;

@@ -26,4 +26,8 @@ class ReportError : public std::runtime_error {
 // Reads a report written by write_json; errors name `source` and the byte offset or key.
 Report read_json(std::string_view text, const std::string& source);
 
+// Text as XML 1.0 character data (attribute = false) or an attribute value, as the JUnit
+// writer escapes it (also for `rocecert vectors run --junit`).
+std::string xml_escape(std::string_view s, bool attribute = true);
+
 }  // namespace rocecert::check

@@ -1,0 +1,198 @@
+#include "vectors_command.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "rocecert/check/report_io.h"
+#include "rocecert/vectors/vectors.h"
+
+namespace rocecert::cli {
+namespace {
+
+namespace vec = rocecert::vectors;
+
+// Writes `text` to `path` ("-": stdout); false when it cannot.
+bool write_file(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return static_cast<bool>(std::cout);
+  }
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+std::string junit(const std::vector<vec::Result>& results, double seconds) {
+  std::size_t failures = 0, skipped = 0;
+  for (const vec::Result& r : results) {
+    failures += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
+    skipped += r.verdict == vec::Verdict::UNSUPPORTED ? 1u : 0u;
+  }
+  std::string x = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  x += fmt::format(
+      "<testsuites name=\"rocecert vectors\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" "
+      "time=\"{:.3f}\">\n  <testsuite name=\"rocecert vectors\" tests=\"{}\" failures=\"{}\" "
+      "skipped=\"{}\" time=\"{:.3f}\">\n",
+      results.size(), failures, skipped, seconds, results.size(), failures, skipped, seconds);
+  for (const vec::Result& r : results) {
+    const std::string area = r.id.substr(0, r.id.find('/'));
+    x += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\"",
+                     check::xml_escape(area), check::xml_escape(r.id), r.seconds);
+    if (r.verdict == vec::Verdict::PASS) {
+      x += "/>\n";
+      continue;
+    }
+    x += ">\n";
+    if (r.verdict == vec::Verdict::UNSUPPORTED) {
+      x += fmt::format("      <skipped message=\"{}\"/>\n",
+                       check::xml_escape(r.differences.empty() ? "" : r.differences.front()));
+    } else {
+      std::string body;
+      for (const std::string& d : r.differences) body += d + "\n";
+      x += fmt::format("      <failure message=\"{}\">{}</failure>\n",
+                       check::xml_escape(r.differences.empty() ? "" : r.differences.front()),
+                       check::xml_escape(body, false));
+    }
+    x += "    </testcase>\n";
+  }
+  x += "  </testsuite>\n</testsuites>\n";
+  return x;
+}
+
+std::string json_report(const std::vector<vec::Result>& results) {
+  nlohmann::ordered_json j;
+  std::size_t pass = 0, fail = 0, unsupported = 0;
+  j["vectors"] = nlohmann::ordered_json::array();
+  for (const vec::Result& r : results) {
+    (r.verdict == vec::Verdict::PASS   ? pass
+     : r.verdict == vec::Verdict::FAIL ? fail
+                                       : unsupported)++;
+    j["vectors"].push_back({{"id", r.id},
+                            {"path", r.path},
+                            {"verdict", std::string(vec::to_string(r.verdict))},
+                            {"checks", r.checks},
+                            {"seconds", r.seconds},
+                            {"differences", r.differences}});
+  }
+  j["summary"] = {{"vectors", results.size()},
+                  {"pass", pass},
+                  {"fail", fail},
+                  {"unsupported", unsupported},
+                  {"verdict", fail != 0 ? "FAIL" : "PASS"}};
+  return j.dump(2) + "\n";
+}
+
+int generate(const VectorsArgs& a) {
+  const std::vector<vec::Generated> set = vec::generate();
+  vec::write_set(set, a.dir);
+  std::size_t frames = 0;
+  for (const vec::Generated& g : set) frames += g.frames.size();
+  fmt::print("{} vectors ({} expected frames) written to {}\n", set.size(), frames, a.dir);
+  return 0;
+}
+
+int run(const VectorsArgs& a) {
+  std::vector<vec::Loaded> loaded;
+  for (const std::string& path : vec::find(a.dir)) {
+    vec::Loaded l = vec::load(path);
+    if (!a.filter.empty() && l.vector.id.find(a.filter) == std::string::npos) continue;
+    loaded.push_back(std::move(l));
+  }
+  std::vector<vec::Result> results;
+  double seconds = 0;
+  for (const vec::Loaded& l : loaded) {
+    results.push_back(vec::run_golden(l));
+    const vec::Result& r = results.back();
+    seconds += r.seconds;
+    if (!a.quiet || r.verdict == vec::Verdict::FAIL)
+      fmt::print("{:<11} {}\n", vec::to_string(r.verdict), r.id);
+    for (const std::string& d : r.differences) fmt::print("            {}\n", d);
+  }
+  std::size_t fail = 0;
+  for (const vec::Result& r : results) fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
+  fmt::print("{} vectors: {} PASS, {} FAIL (DUT: the golden model)\n", results.size(),
+             results.size() - fail, fail);
+  if (!a.junit.empty() && !write_file(a.junit, junit(results, seconds)))
+    throw vec::VectorError(fmt::format("{}: cannot write", a.junit));
+  if (!a.json.empty() && !write_file(a.json, json_report(results)))
+    throw vec::VectorError(fmt::format("{}: cannot write", a.json));
+  return fail == 0 ? 0 : 1;
+}
+
+int coverage(const VectorsArgs& a) {
+  std::vector<vec::Vector> set;
+  for (const std::string& path : vec::find(a.dir)) set.push_back(vec::load(path).vector);
+  const vec::Coverage c = vec::coverage(set);
+  std::size_t missing = 0;
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const vec::Coverage::Matrix& m : c.matrices) {
+    const std::size_t n = m.cells.size();
+    auto pct = [n](std::size_t k) {
+      return n == 0 ? 100.0 : 100.0 * static_cast<double>(k) / static_cast<double>(n);
+    };
+    fmt::print(
+        "{}: {} cells, {} covered by a vector ({:.0f} %), {} with a written reason, "
+        "{} missing ({:.0f} % covered or reasoned)\n",
+        m.name, n, m.covered(), pct(m.covered()), m.reasoned(), m.missing().size(),
+        pct(m.covered() + m.reasoned()));
+    for (const vec::Coverage::Cell& cell : m.cells)
+      if (cell.vectors.empty() && !cell.reason.empty() && !a.quiet)
+        fmt::print("  reasoned: {} ({}): {}\n", cell.row, cell.column, cell.reason);
+    for (const vec::Coverage::Cell* cell : m.missing())
+      fmt::print("  missing: {} ({})\n", cell->row, cell->column);
+    missing += m.missing().size();
+    nlohmann::ordered_json jm = {{"matrix", m.name}, {"cells", nlohmann::ordered_json::array()}};
+    for (const vec::Coverage::Cell& cell : m.cells)
+      jm["cells"].push_back({{"row", cell.row},
+                             {"column", cell.column},
+                             {"vectors", cell.vectors},
+                             {"reason", cell.reason}});
+    j.push_back(std::move(jm));
+  }
+  if (!a.json.empty() && !write_file(a.json, j.dump(2) + "\n"))
+    throw vec::VectorError(fmt::format("{}: cannot write", a.json));
+  return missing == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+CLI::App* add_vectors_command(CLI::App& app, VectorsArgs& args) {
+  CLI::App* v = app.add_subcommand(
+      "vectors", "Test vectors: generate the set from the model, run it, report its coverage");
+  v->require_subcommand(1);
+  CLI::App* gen = v->add_subcommand("generate", "Write the vector set (JSON + pcap) into DIR");
+  gen->add_option("DIR", args.dir, "Output directory (vectors/ holds the committed set)")
+      ->required();
+  CLI::App* run = v->add_subcommand("run", "Run the vectors under DIR (or one vector file)");
+  run->add_option("DIR", args.dir, "A vector set, or one vector file")->required();
+  run->add_option("--filter", args.filter, "Only the vectors whose id contains this text");
+  run->add_option("--junit", args.junit, "Write a JUnit XML report here (- for stdout)");
+  run->add_option("--json", args.json, "Write a JSON report here (- for stdout)");
+  run->add_flag("-q,--quiet", args.quiet, "Print only failures and the summary");
+  CLI::App* cov = v->add_subcommand("coverage", "Which cells of the coverage matrices DIR fills");
+  cov->add_option("DIR", args.dir, "A vector set")->required();
+  cov->add_option("--json", args.json, "Write the matrices as JSON here (- for stdout)");
+  cov->add_flag("-q,--quiet", args.quiet, "Do not list the cells with a written reason");
+  return v;
+}
+
+int run_vectors(const CLI::App& vectors, const VectorsArgs& args) {
+  try {
+    if (vectors.got_subcommand("generate")) return generate(args);
+    if (vectors.got_subcommand("run")) return run(args);
+    return coverage(args);
+  } catch (const vec::VectorError& e) {
+    std::fprintf(stderr, "rocecert vectors: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "rocecert vectors: %s\n", e.what());
+    return 2;
+  }
+}
+
+}  // namespace rocecert::cli
