@@ -399,8 +399,14 @@ class TsharkVectorCapture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TsharkVectorCapture, AgreesOnEveryField) {
   ROCECERT_REQUIRE_TOOL(have_tshark(), "tshark");
-  const Tally t = compare_with_tshark(std::string(ROCECERT_SOURCE_DIR) + "/vectors/" + GetParam());
-  EXPECT_GT(t.compared, 0u);
+  const std::string file = std::string(ROCECERT_SOURCE_DIR) + "/vectors/" + GetParam();
+  std::size_t frames = 0;
+  pcap::Reader r(file);
+  for (pcap::Record rec; r.next(rec);) ++frames;
+  const Tally t = compare_with_tshark(file);
+  if (frames > 0) {
+    EXPECT_GT(t.compared, 0u);  // a vector of verbs alone has no frames
+  }
 }
 
 namespace {

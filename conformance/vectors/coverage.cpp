@@ -2,6 +2,7 @@
 #include <map>
 
 #include "internal.h"
+#include "rocecert/qp/transitions.h"
 #include "rocecert/vectors/vectors.h"
 
 namespace rocecert::vectors {
@@ -43,6 +44,24 @@ Coverage coverage(const std::vector<Vector>& set) {
     m.cells.push_back(std::move(cell));
   }
   c.matrices.push_back(std::move(m));
+
+  std::map<std::string, std::vector<std::string>> by_transition;
+  for (const Vector& v : set)
+    for (const std::string& t : v.transitions) by_transition[t].push_back(v.id);
+  Coverage::Matrix tm;
+  tm.name = "transition x QP type";
+  for (const qp::TransitionEntry& e : qp::transition_entries()) {
+    Coverage::Cell cell;
+    cell.row = detail::transition_name(e.type, e.from, e.to);
+    cell.column = detail::transport_name(e.type == qp::QpType::RC   ? wire::Transport::RC
+                                         : e.type == qp::QpType::UC ? wire::Transport::UC
+                                                                    : wire::Transport::UD);
+    if (const auto it = by_transition.find(cell.row); it != by_transition.end())
+      cell.vectors = it->second;
+    if (cell.vectors.empty()) cell.reason = detail::no_transition_reason(e.type, e.from, e.to);
+    tm.cells.push_back(std::move(cell));
+  }
+  c.matrices.push_back(std::move(tm));
   return c;
 }
 

@@ -124,6 +124,11 @@ qp::ModifyResult Adapter::modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::Att
       impl_->flush(*q);
     }
     if (r.transition->to == qp::QpState::RTS) impl_->schedule_requester(*q);
+    // SQD: the requester sees the drain state (rxe: the next time its task runs) and marks the
+    // queue drained once nothing started is unfinished or unacknowledged (docs/spec-notes.md
+    // §6.6); an RC queue with requests in flight is marked by the completer, on the last ACK.
+    // The requester decides whether it is drained (requester.cpp), as rxe's does when it runs.
+    if (r.transition->to == qp::QpState::SQD) impl_->schedule_requester(*q);
   }
   return r;
 }

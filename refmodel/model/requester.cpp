@@ -92,6 +92,17 @@ void Adapter::Impl::run_requester(Qp& q) {
     if (!reliable(*ctx)) complete_send(q, w, cq::WcStatus::SUCCESS);
   }
   while (!q.sq.empty() && q.sq.front().done) q.sq.pop_front();
+  // SQD: drained once nothing started is left unfinished or unacknowledged (rxe's requester
+  // checks this each time it runs; an RC QP is usually marked by the completer, on the last ACK).
+  if (ctx->state() == qp::QpState::SQD && (!reliable(*ctx) || ctx->req.outstanding_psns() == 0)) {
+    bool in_progress = false;
+    for (const SendWqe& w : q.sq) in_progress = in_progress || (w.started && !w.done);
+    if (!in_progress) {
+      const qp::SqDrained d = a.qps_.mark_sq_drained(*ctx);
+      if (d.notify)
+        a.observer_.on_async_event({now(), a.id_, errors::AsyncEventType::SQ_DRAINED, qpn.value()});
+    }
+  }
 }
 
 bool Adapter::Impl::start_wqe(Qp& q, SendWqe& w) {

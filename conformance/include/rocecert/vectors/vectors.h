@@ -29,6 +29,7 @@ struct Vector {
   std::vector<std::string> clauses;       // "IBA Vol. 1 §9.4.1", ...
   std::vector<std::string> capabilities;  // what the DUT must offer: "RC", "ATOMIC", ...
   std::vector<std::string> opcodes;       // the opcodes of its expected frames (coverage)
+  std::vector<std::string> transitions;   // "RC RESET->INIT": the modify_qp it tries (coverage)
   nlohmann::ordered_json scenario;        // the scenario, expectations included
 };
 

@@ -1,0 +1,240 @@
+// Recording a vector (internal.h): the scenario run on the model with its frames, completions and
+// QP states recorded, then written with those as its `expect` step and run once more.
+#include <fmt/format.h>
+
+#include <map>
+#include <set>
+
+#include "internal.h"
+#include "rocecert/conformance/runner.h"
+#include "rocecert/cq/wc.h"
+#include "rocecert/errors/async_event.h"
+#include "rocecert/trace/observer.h"
+#include "rocecert/wire/headers.h"
+
+namespace rocecert::vectors::detail {
+
+using wire::Transport;
+
+std::string transport_name(Transport t) {
+  switch (t) {
+    case Transport::RC:
+      return "RC";
+    case Transport::UC:
+      return "UC";
+    case Transport::UD:
+      return "UD";
+    case Transport::RD:
+      return "RD";
+    case Transport::CNP:
+      return "CNP";
+    case Transport::XRC:
+      return "XRC";
+  }
+  return "?";
+}
+
+json adapter(const char* name, const char* mac, const char* ip, const json& profile) {
+  json a = {{"name", name}, {"mac", mac}, {"ip", ip}, {"mtu", 1024}};
+  if (!profile.empty()) a["profile"] = profile;
+  return a;
+}
+
+json step(std::initializer_list<std::pair<const std::string, json>> fields) {
+  json s = json::object();
+  for (const auto& [k, v] : fields) s[k] = v;
+  return s;
+}
+
+// Two adapters on one cable, a QP of the recipe's transport on each, brought to RTS; the
+// work request posted on A; run to the end.
+namespace {
+
+// ------------------------------------------------------------------------------ recording
+
+// What the run showed: every frame sent, and the state each QP ended in.
+class Recorder final : public trace::Observer {
+ public:
+  struct Sent {
+    std::int64_t t = 0;
+    std::uint32_t adapter = 0;
+    std::vector<std::uint8_t> bytes;
+    wire::ParsedFrame parsed;
+  };
+  std::vector<Sent> sent;
+  std::map<std::pair<std::uint32_t, std::uint32_t>, qp::QpState> state;  // (adapter, qpn)
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> created;          // RESET -> INIT, in order
+
+  bool needs_decoded_frames() const override { return true; }
+  void on_frame(const trace::FrameEvent& e) override {
+    if (e.dir != trace::Direction::TX || e.parsed == nullptr) return;
+    Sent s;
+    s.t = static_cast<std::int64_t>(e.t);
+    s.adapter = e.adapter;
+    s.bytes.assign(e.bytes.begin(), e.bytes.end());
+    s.parsed = wire::decode(s.bytes, {wire::LinkType::Ethernet, true});
+    sent.push_back(std::move(s));
+  }
+  void on_async_event(const trace::AsyncEvent& e) override {
+    async[e.adapter].push_back(std::string(errors::to_string(e.kind)));
+  }
+  std::map<std::uint32_t, std::vector<std::string>> async;  // adapter -> event kinds, in order
+  void on_qp_transition(const trace::QpTransitionEvent& e) override {
+    const auto key = std::make_pair(e.adapter, e.qpn);
+    if (e.from == qp::QpState::RESET && e.to == qp::QpState::INIT && !state.count(key))
+      created.push_back(key);
+    state[key] = e.to;
+  }
+};
+
+std::string hex32(std::uint32_t v) {
+  return fmt::format("{:#x}", v);
+}
+
+// The expect step that holds what the run showed.
+json expectations(const conformance::Scenario& sc, const conformance::RunResult& res,
+                  const Recorder& rec, std::vector<std::string>& opcodes) {
+  // QP names by (adapter, qpn): the QPs reach INIT in the order of their modify_qp steps.
+  std::vector<std::string> init_order;
+  for (const conformance::Step& st : sc.steps)
+    if (const auto* m = std::get_if<conformance::ModifyQpStep>(&st.body);
+        m != nullptr && m->mask.has(qp::AttrBit::STATE) && m->attr.qp_state == qp::QpState::INIT &&
+        !m->expect_error)
+      init_order.push_back(sc.object(m->qp).name);
+  std::map<std::pair<std::uint32_t, std::uint32_t>, std::string> qp_name;
+  for (std::size_t i = 0; i < rec.created.size() && i < init_order.size(); ++i)
+    qp_name[rec.created[i]] = init_order[i];
+  auto name_of_qp = [&](std::uint32_t adapter, std::uint32_t qpn) -> json {
+    const auto it = qp_name.find({adapter, qpn});
+    return it != qp_name.end() ? json(it->second) : json(qpn);
+  };
+
+  // What earlier expect steps checked is not listed again: the runner compares what came since
+  // the previous check (docs/scenario.md, expect), and those checks held on this run.
+  std::size_t frames_seen = 0;
+  std::map<std::size_t, std::size_t> async_seen;      // adapter index -> events checked
+  std::map<conformance::ObjId, std::size_t> cq_seen;  // CQ -> completions checked
+  for (const conformance::Step& st : sc.steps)
+    if (const auto* x = std::get_if<conformance::ExpectStep>(&st.body)) {
+      if (x->frames) frames_seen += x->frames->frames.size();
+      for (const conformance::AsyncExpect& a : x->async_events)
+        async_seen[a.adapter] += a.events.size();
+      for (const conformance::CqExpect& c : x->completions) cq_seen[c.cq] += c.completions.size();
+    }
+
+  json frames = json::array();
+  std::set<std::string> seen;
+  std::size_t frame_index = 0;
+  for (const Recorder::Sent& s : rec.sent) {
+    if (frame_index++ < frames_seen) continue;
+    const wire::ParsedFrame& p = s.parsed;
+    if (!p.has_bth || p.op == nullptr) continue;
+    json f;
+    f["from"] = sc.adapters.at(s.adapter).config.name;
+    f["opcode"] = std::string(p.op->name);
+    seen.insert(std::string(p.op->name));
+    if (p.op->transport != Transport::CNP) {
+      f["psn"] = p.bth.psn;
+      f["ackreq"] = p.bth.ackreq;
+      f["payload_len"] = p.payload_len;
+      if (p.op->has(wire::Header::Reth)) f["dmalen"] = p.reth.dmalen;
+      if (p.op->has(wire::Header::Aeth)) {
+        f["aeth"] = std::string(wire::aeth_name(p.aeth.syndrome));
+        f["msn"] = p.aeth.msn;
+      }
+    }
+    frames.push_back(std::move(f));
+  }
+  opcodes.assign(seen.begin(), seen.end());
+
+  json completions = json::object();
+  for (const conformance::NamedObject& o : sc.objects)
+    if (o.kind == conformance::ObjectKind::CQ) completions[o.name] = json::array();
+  std::map<conformance::ObjId, std::size_t> cq_index;
+  for (const conformance::PolledCompletion& pc : res.completions) {
+    if (cq_index[pc.cq]++ < cq_seen[pc.cq]) continue;
+    const cq::Wc& wc = pc.wc;
+    json c;
+    c["wr_id"] = wc.wr_id;
+    c["status"] = std::string(cq::to_string(wc.status));
+    // Only what ibv_poll_cq(3) defines for the completion: the opcode of a success; byte_len
+    // of a receive, a READ or an atomic; wc_flags and imm_data of a receive.
+    const bool receive =
+        wc.opcode == cq::WcOpcode::RECV || wc.opcode == cq::WcOpcode::RECV_RDMA_WITH_IMM;
+    if (wc.status == cq::WcStatus::SUCCESS) {
+      c["opcode"] = std::string(cq::to_string(wc.opcode));
+      if (receive || wc.opcode == cq::WcOpcode::RDMA_READ || wc.opcode == cq::WcOpcode::COMP_SWAP ||
+          wc.opcode == cq::WcOpcode::FETCH_ADD)
+        c["byte_len"] = wc.byte_len;
+      if (receive) {
+        // WITH_INV: imm_data is the invalidated rkey, which the device allocates: not fixed.
+        if ((wc.wc_flags & cq::kWcWithImm) != 0) c["imm_data"] = hex32(wc.imm_data);
+        json flags = json::array();
+        if (wc.wc_flags & cq::kWcGrh) flags.push_back("GRH");
+        if (wc.wc_flags & cq::kWcWithImm) flags.push_back("WITH_IMM");
+        if (wc.wc_flags & cq::kWcIpCsumOk) flags.push_back("IP_CSUM_OK");
+        if (wc.wc_flags & cq::kWcWithInv) flags.push_back("WITH_INV");
+        c["wc_flags"] = flags;
+      }
+    }
+    const std::uint32_t adapter_id = static_cast<std::uint32_t>(pc.adapter);
+    c["qp"] = name_of_qp(adapter_id, wc.qp_num);
+    if (wc.opcode == cq::WcOpcode::RECV && wc.src_qp != 0) {
+      // UD: the sender's QP, on the other adapter.
+      for (const auto& [key, name] : qp_name)
+        if (key.second == wc.src_qp && key.first != adapter_id) c["src_qp"] = name;
+    }
+    completions[sc.object(pc.cq).name].push_back(std::move(c));
+  }
+
+  json states = json::object();
+  for (const auto& [key, name] : qp_name)
+    states[name] = std::string(qp::to_string(rec.state.at(key)));
+
+  json events = json::object();
+  for (std::size_t i = 0; i < sc.adapters.size(); ++i) {
+    const auto it = rec.async.find(static_cast<std::uint32_t>(i));
+    json list = json::array();
+    if (it != rec.async.end())
+      for (std::size_t k = async_seen[i]; k < it->second.size(); ++k) list.push_back(it->second[k]);
+    events[sc.adapters[i].config.name] = std::move(list);
+  }
+
+  json e;
+  e["op"] = "expect";
+  e["description"] = "What the golden model did (rocecert vectors generate).";
+  e["frames"] = std::move(frames);
+  e["completions"] = std::move(completions);
+  e["qp_state"] = std::move(states);
+  e["async_events"] = std::move(events);
+  return e;
+}
+
+}  // namespace
+
+Generated record(Vector v, json sc) {
+  Generated g;
+  const std::string file = v.id + ".json";
+  // First run: what the model does.
+  const conformance::Scenario first = conformance::parse_scenario(sc.dump(), file);
+  Recorder rec;
+  conformance::RunOptions opt;
+  opt.observers.push_back(&rec);
+  const conformance::RunResult res = conformance::run_scenario(first, opt);
+  if (!res.passed())
+    throw VectorError(fmt::format("{}: the model failed its own scenario: {}: {}", file,
+                                  res.failures.front().path, res.failures.front().message));
+  sc["steps"].push_back(expectations(first, res, rec, v.opcodes));
+  v.scenario = std::move(sc);
+  for (const Recorder::Sent& s : rec.sent) g.frames.push_back({s.t, s.bytes});
+  // Second run: the vector as written must pass.
+  const conformance::Scenario again = conformance::parse_scenario(v.scenario.dump(), file);
+  const conformance::RunResult check = conformance::run_scenario(again, {});
+  if (!check.passed())
+    throw VectorError(fmt::format("{}: the generated vector fails on the model: {}: {}", file,
+                                  check.failures.front().path, check.failures.front().message));
+  g.vector = std::move(v);
+  return g;
+}
+
+}  // namespace rocecert::vectors::detail
