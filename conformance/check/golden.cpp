@@ -362,6 +362,20 @@ void GoldenResponder::feed_pending(std::optional<std::uint32_t> mtu) {
       want_start_.reset();
     }
     if (pdiff(p.psn(), model_->start_psn) < 0) continue;  // before the replay's start
+    if (p.op->operation == Operation::READ_REQUEST) {
+      // A READ answered by more packets than the replay remembers answers (a hostile capture
+      // can ask for 2^31 bytes at MTU 256: 8 M packets to build) is not replayed; the model
+      // starts again after it. At a guessed MTU, the smallest one counts.
+      const std::uint64_t mtu_min = model_->mtu_guessed ? 256 : model_->mtu;
+      const std::uint64_t packets = (std::uint64_t{p.reth.dmalen} + mtu_min - 1) / mtu_min;
+      if (packets > kMaxAnswers) {
+        resync(std::nullopt, std::nullopt,
+               fmt::format("a READ of {} bytes (up to {} responses) is beyond the replay's "
+                           "window of {} answers",
+                           p.reth.dmalen, packets, kMaxAnswers));
+        continue;
+      }
+    }
     remember(p);
     model_->feed(p);
   }

@@ -162,6 +162,24 @@ TEST(CheckGolden, ReadResponsesAreComparedPacketByPacket) {
   EXPECT_EQ(count(bad, RuleId::GoldenResponse), 1u) << describe(bad);
 }
 
+// A READ of 2^31 bytes would have the model build 8 M response packets at MTU 256 (a hostile
+// capture's one frame): it is not replayed, the replay starts again after it, and says so.
+TEST(CheckGolden, AReadBeyondTheReplaysWindowIsNotReplayed) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 101);
+  rq.reth = {0x1000, 7, 0x8000'0000u};
+  c.send(rq);
+  wire::FrameSpec f =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 101, 1024);
+  f.aeth = {0, 2};
+  c.send(f);
+  const check::Report r = c.check(strict());
+  EXPECT_NE(replay_note(r).find("beyond the replay's window"), std::string::npos) << describe(r);
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 0u) << describe(r);
+}
+
 TEST(CheckGolden, OffSwitchLeavesTheRuleUnchecked) {
   check::Options o;
   o.profile = strict();
