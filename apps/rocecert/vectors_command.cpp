@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -88,7 +89,16 @@ std::string json_report(const std::vector<vec::Result>& results) {
 }
 
 int generate(const VectorsArgs& a) {
-  const std::vector<vec::Generated> set = vec::generate();
+  std::string scenarios = a.scenarios;
+  if (scenarios.empty()) {
+    scenarios = a.dir + "/scenarios";
+    if (!std::filesystem::is_directory(scenarios)) {
+      fmt::print("no {}: the reliability area is left out (--scenarios names its source)\n",
+                 scenarios);
+      scenarios.clear();
+    }
+  }
+  const std::vector<vec::Generated> set = vec::generate(scenarios);
   vec::write_set(set, a.dir);
   std::size_t frames = 0;
   for (const vec::Generated& g : set) frames += g.frames.size();
@@ -168,6 +178,8 @@ CLI::App* add_vectors_command(CLI::App& app, VectorsArgs& args) {
   CLI::App* gen = v->add_subcommand("generate", "Write the vector set (JSON + pcap) into DIR");
   gen->add_option("DIR", args.dir, "Output directory (vectors/ holds the committed set)")
       ->required();
+  gen->add_option("--scenarios", args.scenarios,
+                  "The scenarios the reliability area records (default: DIR/scenarios)");
   CLI::App* run = v->add_subcommand("run", "Run the vectors under DIR (or one vector file)");
   run->add_option("DIR", args.dir, "A vector set, or one vector file")->required();
   run->add_option("--filter", args.filter, "Only the vectors whose id contains this text");

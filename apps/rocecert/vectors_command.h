@@ -10,11 +10,12 @@ class App;
 namespace rocecert::cli {
 
 struct VectorsArgs {
-  std::string dir;     // the set (or one vector file for `run`)
-  std::string filter;  // run: only vectors whose id contains it
-  std::string junit;   // run: JUnit XML here ("-": stdout)
-  std::string json;    // run, coverage: JSON here ("-": stdout)
-  bool quiet = false;  // run: only failures and the summary
+  std::string dir;        // the set (or one vector file for `run`)
+  std::string scenarios;  // generate: the reliability area's scenarios (default DIR/scenarios)
+  std::string filter;     // run: only vectors whose id contains it
+  std::string junit;      // run: JUnit XML here ("-": stdout)
+  std::string json;       // run, coverage: JSON here ("-": stdout)
+  bool quiet = false;     // run: only failures and the summary
 };
 
 // Adds `vectors` with its three subcommands to `app`; returns it.

@@ -27,9 +27,11 @@ json step(std::initializer_list<std::pair<const std::string, json>> fields);
 // Fills v.opcodes and v.scenario.
 Generated record(Vector v, json scenario);
 
-// The areas (opcodes.cpp, transitions.cpp).
+// The areas (opcodes.cpp, transitions.cpp, reliability.cpp).
 std::vector<Generated> opcode_vectors();
 std::vector<Generated> transition_vectors();
+// From the scenario files in `scenarios_dir` (vectors/scenarios); none when it is empty.
+std::vector<Generated> reliability_vectors(const std::string& scenarios_dir);
 
 // Why a cell has no vector (coverage); empty when it should have one.
 std::string no_vector_reason(const wire::OpcodeInfo& op);

@@ -29,7 +29,7 @@ TEST(CliVectors, RunTheCommittedSetWithJunitAndJson) {
   const std::string xml = temp_path("vcli", "out.xml"), js = temp_path("vcli", "out.json");
   const CommandResult r = cli("run " + kSet + " --quiet --junit " + xml + " --json " + js);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  const std::size_t n = 50;  // the committed set (test VectorsGenerate keeps it current)
+  const std::size_t n = 60;  // the committed set (test VectorsGenerate keeps it current)
   EXPECT_NE(r.out.find(std::to_string(n) + " vectors: " + std::to_string(n) + " PASS, 0 FAIL"),
             std::string::npos)
       << r.out;
@@ -90,6 +90,11 @@ TEST(CliVectors, GenerateWritesTheSetAndCoverageReadsIt) {
   fs::remove_all(dir);
   CommandResult r = cli("generate " + dir);
   EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("the reliability area is left out"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(dir + "/reliability"));
+  r = cli("generate " + dir + " --scenarios " + kSet + "/scenarios");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(dir + "/reliability/go-back-n-00.pcap"));
   EXPECT_TRUE(fs::exists(dir + "/opcodes/rc-send-3mtu-00.json"));
   EXPECT_TRUE(fs::exists(dir + "/opcodes/rc-send-3mtu-00.pcap"));
   const std::string js = temp_path("vcli", "cov.json");

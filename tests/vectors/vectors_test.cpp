@@ -33,7 +33,7 @@ std::set<std::string> generated_files(const std::string& dir, const std::set<std
 }
 
 TEST(VectorsGenerate, TheCommittedSetIsWhatTheGeneratorWrites) {
-  const std::vector<vec::Generated> set = vec::generate();
+  const std::vector<vec::Generated> set = vec::generate(kSet + "/scenarios");
   ASSERT_FALSE(set.empty());
   const std::string tmp = temp_path("vectors", "regenerated");
   fs::remove_all(tmp);

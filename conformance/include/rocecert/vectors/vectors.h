@@ -5,7 +5,8 @@
 // the opcodes its frames carry. The expected frames are also written as a pcap beside it.
 //
 // generate() builds the set from the project's own tables (the opcode table for the `opcodes`
-// area); run_golden() replays a vector on the model; coverage() says which cells of the
+// area, the transition table for `transitions`) and its hand-written scenarios of recovery
+// (`reliability`); run_golden() replays a vector on the model; coverage() says which cells of the
 // matrices the set fills.
 #pragma once
 
@@ -49,9 +50,11 @@ class VectorError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The whole set, in id order; deterministic. Throws VectorError if the model does not pass a
-// vector it just wrote (a generator bug).
-std::vector<Generated> generate();
+// The whole set, in id order; deterministic. `scenarios_dir`: the hand-written scenarios the
+// `reliability` area records (vectors/scenarios; empty: that area is left out). Throws
+// VectorError if the model does not pass a vector it just wrote (a generator bug) or a source
+// scenario cannot be read.
+std::vector<Generated> generate(const std::string& scenarios_dir);
 // Writes DIR/<id>.json and DIR/<id>.pcap for each vector (directories created).
 void write_set(const std::vector<Generated>& set, const std::string& dir);
 // The vector as written: JSON text (2-space indent, a final newline).
