@@ -27,9 +27,10 @@ json step(std::initializer_list<std::pair<const std::string, json>> fields);
 // Fills v.opcodes and v.scenario.
 Generated record(Vector v, json scenario);
 
-// The areas (opcodes.cpp, transitions.cpp, reliability.cpp).
+// The areas (opcodes.cpp, transitions.cpp, errors.cpp, reliability.cpp).
 std::vector<Generated> opcode_vectors();
 std::vector<Generated> transition_vectors();
+std::vector<Generated> error_vectors();
 // From the scenario files in `scenarios_dir` (vectors/scenarios); none when it is empty.
 std::vector<Generated> reliability_vectors(const std::string& scenarios_dir);
 

@@ -61,6 +61,7 @@ std::string to_text(const Vector& v) {
   j["capabilities"] = v.capabilities;
   j["opcodes"] = v.opcodes;
   if (!v.transitions.empty()) j["transitions"] = v.transitions;
+  if (!v.errors.empty()) j["errors"] = v.errors;
   j["pcap"] = fs::path(v.id).filename().string() + ".pcap";
   j["scenario"] = v.scenario;
   return j.dump(2) + "\n";
@@ -115,8 +116,8 @@ Loaded load(const std::string& path) {
         fmt::format("{}: vector: expected the format version {}", path, kFormatVersion));
   for (const auto& [key, value] : j.items())
     if (key != "vector" && key != "id" && key != "objective" && key != "clauses" &&
-        key != "capabilities" && key != "opcodes" && key != "transitions" && key != "pcap" &&
-        key != "scenario" && key != "description" && key != "$schema")
+        key != "capabilities" && key != "opcodes" && key != "transitions" && key != "errors" &&
+        key != "pcap" && key != "scenario" && key != "description" && key != "$schema")
       throw VectorError(fmt::format("{}: {}: unknown key", path, key));
   Loaded l;
   l.path = path;
@@ -126,6 +127,7 @@ Loaded load(const std::string& path) {
   l.vector.capabilities = strings(j, path, "capabilities");
   l.vector.opcodes = strings(j, path, "opcodes");
   l.vector.transitions = strings(j, path, "transitions");
+  l.vector.errors = strings(j, path, "errors");
   const auto sc = j.find("scenario");
   if (sc == j.end() || !sc->is_object())
     throw VectorError(fmt::format("{}: scenario: expected an object", path));

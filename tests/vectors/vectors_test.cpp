@@ -60,6 +60,32 @@ TEST(VectorsGenerate, IdsAreTheirPathsAndStable) {
   }
 }
 
+// Every matrix (opcodes, transitions, NAK codes, completion statuses): no cell without a vector
+// or a written reason, and the NAK codes and statuses the model's peers can cause are shown.
+TEST(VectorsCoverage, EveryMatrixIsCoveredOrReasoned) {
+  std::vector<vec::Vector> set;
+  for (const std::string& path : vec::find(kSet)) set.push_back(vec::load(path).vector);
+  const vec::Coverage c = vec::coverage(set);
+  std::set<std::string> names;
+  for (const vec::Coverage::Matrix& m : c.matrices) {
+    names.insert(m.name);
+    for (const vec::Coverage::Cell* cell : m.missing())
+      ADD_FAILURE() << m.name << ": " << cell->row << " has no vector and no reason";
+  }
+  EXPECT_EQ(names, (std::set<std::string>{"opcode x transport", "transition x QP type", "NAK code",
+                                          "WC status"}));
+  for (const vec::Coverage::Matrix& m : c.matrices) {
+    if (m.name != "NAK code" && m.name != "WC status") continue;
+    for (const vec::Coverage::Cell& cell : m.cells) {
+      const bool producible = cell.row.find("RD") == std::string::npos &&
+                              cell.row.rfind("TM_", 0) != 0 && cell.reason.empty();
+      if (producible) {
+        EXPECT_FALSE(cell.vectors.empty()) << m.name << ": " << cell.row;
+      }
+    }
+  }
+}
+
 TEST(VectorsCoverage, EveryTransitionIsTriedOrHasAReason) {
   std::vector<vec::Vector> set;
   for (const std::string& path : vec::find(kSet)) set.push_back(vec::load(path).vector);

@@ -31,6 +31,7 @@ struct Vector {
   std::vector<std::string> capabilities;  // what the DUT must offer: "RC", "ATOMIC", ...
   std::vector<std::string> opcodes;       // the opcodes of its expected frames (coverage)
   std::vector<std::string> transitions;   // "RC RESET->INIT": the modify_qp it tries (coverage)
+  std::vector<std::string> errors;        // "RESP_RKEY_VIOLATION IBA": error class and profile
   nlohmann::ordered_json scenario;        // the scenario, expectations included
 };
 
