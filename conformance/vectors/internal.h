@@ -27,10 +27,28 @@ json step(std::initializer_list<std::pair<const std::string, json>> fields);
 // Fills v.opcodes and v.scenario.
 Generated record(Vector v, json scenario);
 
+// Two RC QPs on one cable, A's and B's, in RTS (pair.cpp), and what differs from the plain pair.
+struct Pair {
+  json b_qp_access = json::array({"REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"});
+  int b_max_dest_rd_atomic = 4;
+  int min_rnr_timer = 12;
+  json a_mr_access = json::array({"LOCAL_WRITE"});
+};
+json pair_scenario(const Pair& p, const char* error_profile);
+// Steps and work requests for it: SGEs of A's or B's MR (or an lkey never registered), a
+// post_send, a post_recv (wr_id 100), a work request, its remote half (an MR name or a number).
+json sge(const char* lkey, std::uint32_t length, std::uint32_t offset = 0);
+json bad_sge(std::uint32_t length);
+json post(const char* qp, json wr);
+json recv(const char* qp, json sg, std::uint64_t wr_id = 100);
+json wr(const char* opcode, json sg, std::uint64_t wr_id = 1, bool signaled = true);
+json remote(json w, json rkey = "mrB");
+
 // The areas (opcodes.cpp, transitions.cpp, errors.cpp, reliability.cpp).
 std::vector<Generated> opcode_vectors();
 std::vector<Generated> transition_vectors();
 std::vector<Generated> error_vectors();
+std::vector<Generated> bug_vectors();
 // From the scenario files in `scenarios_dir` (vectors/scenarios); none when it is empty.
 std::vector<Generated> reliability_vectors(const std::string& scenarios_dir);
 
