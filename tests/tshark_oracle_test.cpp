@@ -403,10 +403,9 @@ TEST_P(TsharkVectorCapture, AgreesOnEveryField) {
   std::size_t frames = 0;
   pcap::Reader r(file);
   for (pcap::Record rec; r.next(rec);) ++frames;
+  if (frames == 0) return;  // a vector of verbs alone: nothing for tshark to read
   const Tally t = compare_with_tshark(file);
-  if (frames > 0) {
-    EXPECT_GT(t.compared, 0u);  // a vector of verbs alone has no frames
-  }
+  EXPECT_GT(t.compared, 0u);
 }
 
 namespace {

@@ -1,6 +1,6 @@
 // The vector generator (vectors.h): the areas, each in its own file (opcodes.cpp,
-// transitions.cpp, errors.cpp, bugs.cpp, reliability.cpp), recorded on the model (record.cpp), in
-// id order.
+// transitions.cpp, errors.cpp, bugs.cpp, boundary.cpp, reliability.cpp), recorded on the model
+// (record.cpp), in id order.
 #include <algorithm>
 
 #include "internal.h"
@@ -12,6 +12,7 @@ std::vector<Generated> generate(const std::string& scenarios_dir) {
   for (Generated& g : detail::transition_vectors()) out.push_back(std::move(g));
   for (Generated& g : detail::error_vectors()) out.push_back(std::move(g));
   for (Generated& g : detail::bug_vectors()) out.push_back(std::move(g));
+  for (Generated& g : detail::boundary_vectors()) out.push_back(std::move(g));
   for (Generated& g : detail::reliability_vectors(scenarios_dir)) out.push_back(std::move(g));
   std::sort(out.begin(), out.end(),
             [](const Generated& a, const Generated& b) { return a.vector.id < b.vector.id; });

@@ -19,7 +19,8 @@ using json = nlohmann::ordered_json;
 inline constexpr const char* kQkey = "0x11111111";
 
 std::string transport_name(wire::Transport t);
-json adapter(const char* name, const char* mac, const char* ip, const json& profile);
+json adapter(const char* name, const char* mac, const char* ip, const json& profile,
+             std::uint32_t mtu = 1024);
 json step(std::initializer_list<std::pair<const std::string, json>> fields);
 
 // Runs `scenario` on the model, appends an expect step with what it did (frames, completions,
@@ -33,6 +34,8 @@ struct Pair {
   int b_max_dest_rd_atomic = 4;
   int min_rnr_timer = 12;
   json a_mr_access = json::array({"LOCAL_WRITE"});
+  std::uint32_t mtu = 1024;  // the ports' MTU and the QPs' path MTU
+  std::uint32_t a_sq_psn = 0, b_sq_psn = 0;
 };
 json pair_scenario(const Pair& p, const char* error_profile);
 // Steps and work requests for it: SGEs of A's or B's MR (or an lkey never registered), a
@@ -44,11 +47,12 @@ json recv(const char* qp, json sg, std::uint64_t wr_id = 100);
 json wr(const char* opcode, json sg, std::uint64_t wr_id = 1, bool signaled = true);
 json remote(json w, json rkey = "mrB");
 
-// The areas (opcodes.cpp, transitions.cpp, errors.cpp, reliability.cpp).
+// The areas (opcodes.cpp, transitions.cpp, errors.cpp, bugs.cpp, boundary.cpp, reliability.cpp).
 std::vector<Generated> opcode_vectors();
 std::vector<Generated> transition_vectors();
 std::vector<Generated> error_vectors();
 std::vector<Generated> bug_vectors();
+std::vector<Generated> boundary_vectors();
 // From the scenario files in `scenarios_dir` (vectors/scenarios); none when it is empty.
 std::vector<Generated> reliability_vectors(const std::string& scenarios_dir);
 

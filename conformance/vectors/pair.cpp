@@ -9,8 +9,8 @@ json pair_scenario(const Pair& p, const char* profile) {
   json sc;
   sc["seed"] = 1;
   const json prof = {{"error_profile", profile}};
-  sc["adapters"] = json::array({adapter("A", "02:00:00:00:00:01", "10.0.0.1", prof),
-                                adapter("B", "02:00:00:00:00:02", "10.0.0.2", prof)});
+  sc["adapters"] = json::array({adapter("A", "02:00:00:00:00:01", "10.0.0.1", prof, p.mtu),
+                                adapter("B", "02:00:00:00:00:02", "10.0.0.2", prof, p.mtu)});
   sc["links"] = json::array({{{"a", "A"}, {"b", "B"}, {"latency_ns", 1000}, {"gbps", 25}}});
   json steps = json::array();
   for (const char* h : {"A", "B"}) {
@@ -31,9 +31,10 @@ json pair_scenario(const Pair& p, const char* profile) {
     steps.push_back(
         step({{"op", "create_qp"}, {"pd", pd}, {"as", q}, {"type", "RC"}, {"send_cq", cq}}));
   }
-  for (const auto& [q, peer, access, rd] :
-       {std::tuple{"qpA", "qpB", json::array({"REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"}), 4},
-        std::tuple{"qpB", "qpA", p.b_qp_access, p.b_max_dest_rd_atomic}}) {
+  for (const auto& [q, peer, access, rd, sq, rq] :
+       {std::tuple{"qpA", "qpB", json::array({"REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"}), 4,
+                   p.a_sq_psn, p.b_sq_psn},
+        std::tuple{"qpB", "qpA", p.b_qp_access, p.b_max_dest_rd_atomic, p.b_sq_psn, p.a_sq_psn}}) {
     steps.push_back(step({{"op", "modify_qp"},
                           {"qp", q},
                           {"attr",
@@ -45,9 +46,9 @@ json pair_scenario(const Pair& p, const char* profile) {
                           {"qp", q},
                           {"attr",
                            {{"qp_state", "RTR"},
-                            {"path_mtu", 1024},
+                            {"path_mtu", p.mtu},
                             {"dest_qp_num", peer},
-                            {"rq_psn", 0},
+                            {"rq_psn", rq},
                             {"ah_attr", {{"peer", peer}}},
                             {"max_dest_rd_atomic", rd},
                             {"min_rnr_timer", p.min_rnr_timer}}}}));
@@ -55,7 +56,7 @@ json pair_scenario(const Pair& p, const char* profile) {
                           {"qp", q},
                           {"attr",
                            {{"qp_state", "RTS"},
-                            {"sq_psn", 0},
+                            {"sq_psn", sq},
                             {"timeout", 14},
                             {"retry_cnt", 7},
                             {"rnr_retry", 7},

@@ -34,8 +34,9 @@ std::string transport_name(Transport t) {
   return "?";
 }
 
-json adapter(const char* name, const char* mac, const char* ip, const json& profile) {
-  json a = {{"name", name}, {"mac", mac}, {"ip", ip}, {"mtu", 1024}};
+json adapter(const char* name, const char* mac, const char* ip, const json& profile,
+             std::uint32_t mtu) {
+  json a = {{"name", name}, {"mac", mac}, {"ip", ip}, {"mtu", mtu}};
   if (!profile.empty()) a["profile"] = profile;
   return a;
 }
