@@ -113,20 +113,27 @@ int run(const VectorsArgs& a) {
     if (!a.filter.empty() && l.vector.id.find(a.filter) == std::string::npos) continue;
     loaded.push_back(std::move(l));
   }
+  std::unique_ptr<conformance::DutPlugin> dut;
+  if (!a.dut.empty()) dut = conformance::DutPlugin::load(a.dut);
   std::vector<vec::Result> results;
   double seconds = 0;
   for (const vec::Loaded& l : loaded) {
-    results.push_back(vec::run_golden(l));
+    results.push_back(dut ? vec::run_dut(l, *dut, a.dut_as) : vec::run_golden(l));
     const vec::Result& r = results.back();
     seconds += r.seconds;
     if (!a.quiet || r.verdict == vec::Verdict::FAIL)
       fmt::print("{:<11} {}\n", vec::to_string(r.verdict), r.id);
     for (const std::string& d : r.differences) fmt::print("            {}\n", d);
   }
-  std::size_t fail = 0;
-  for (const vec::Result& r : results) fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
-  fmt::print("{} vectors: {} PASS, {} FAIL (DUT: the golden model)\n", results.size(),
-             results.size() - fail, fail);
+  std::size_t fail = 0, unsupported = 0;
+  for (const vec::Result& r : results) {
+    fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
+    unsupported += r.verdict == vec::Verdict::UNSUPPORTED ? 1u : 0u;
+  }
+  const std::string who =
+      dut ? fmt::format("{} as adapter {}", dut->path(), a.dut_as) : "the golden model";
+  fmt::print("{} vectors: {} PASS, {} FAIL, {} UNSUPPORTED (DUT: {})\n", results.size(),
+             results.size() - fail - unsupported, fail, unsupported, who);
   if (!a.junit.empty() && !write_file(a.junit, junit(results, seconds)))
     throw vec::VectorError(fmt::format("{}: cannot write", a.junit));
   if (!a.json.empty() && !write_file(a.json, json_report(results)))
@@ -186,6 +193,12 @@ CLI::App* add_vectors_command(CLI::App& app, VectorsArgs& args) {
   run->add_option("--junit", args.junit, "Write a JUnit XML report here (- for stdout)");
   run->add_option("--json", args.json, "Write a JSON report here (- for stdout)");
   run->add_flag("-q,--quiet", args.quiet, "Print only failures and the summary");
+  run->add_option("--dut", args.dut,
+                  "The device under test: lib:PATH.so[,ARGS], a plugin of the C ABI "
+                  "rocecert/dut.h (docs/dut.md); default: the golden model");
+  run->add_option("--dut-as", args.dut_as,
+                  "The adapter of each vector the --dut plays (default A; the model plays the "
+                  "others)");
   CLI::App* cov = v->add_subcommand("coverage", "Which cells of the coverage matrices DIR fills");
   cov->add_option("DIR", args.dir, "A vector set")->required();
   cov->add_option("--json", args.json, "Write the matrices as JSON here (- for stdout)");
@@ -199,6 +212,9 @@ int run_vectors(const CLI::App& vectors, const VectorsArgs& args) {
     if (vectors.got_subcommand("run")) return run(args);
     return coverage(args);
   } catch (const vec::VectorError& e) {
+    std::fprintf(stderr, "rocecert vectors: %s\n", e.what());
+    return 2;
+  } catch (const conformance::DutError& e) {
     std::fprintf(stderr, "rocecert vectors: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {

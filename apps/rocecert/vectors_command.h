@@ -16,6 +16,8 @@ struct VectorsArgs {
   std::string junit;      // run: JUnit XML here ("-": stdout)
   std::string json;       // run, coverage: JSON here ("-": stdout)
   bool quiet = false;     // run: only failures and the summary
+  std::string dut;        // run: "lib:PATH.so[,ARGS]", a device-under-test plugin; empty: the model
+  std::string dut_as = "A";  // run: the adapter of each vector the plugin plays
 };
 
 // Adds `vectors` with its three subcommands to `app`; returns it.

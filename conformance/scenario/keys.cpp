@@ -112,6 +112,8 @@ constexpr std::string_view kStepRegMrAllowed[] = {
 constexpr std::string_view kStepRegMrRequired[] = {"op", "pd", "addr", "length", "access", "as"};
 constexpr std::string_view kStepAllocMwAllowed[] = {"op", "as", "pd", "type", "expect_error"};
 constexpr std::string_view kStepAllocMwRequired[] = {"op", "pd", "as"};
+constexpr std::string_view kStepDeregMrAllowed[] = {"op", "mr", "expect_error"};
+constexpr std::string_view kStepDeregMrRequired[] = {"op", "mr"};
 constexpr std::string_view kStepCreateCqAllowed[] = {"op", "as", "adapter", "cqe"};
 constexpr std::string_view kStepCreateCqRequired[] = {"op", "adapter", "as"};
 constexpr std::string_view kStepCreateSrqAllowed[] = {"op", "as", "pd", "max_wr", "max_sge"};
@@ -185,6 +187,8 @@ const ObjectKeys kStepRegMr{"step_reg_mr", "/$defs/step_reg_mr", kStepRegMrAllow
                             kStepRegMrRequired};
 const ObjectKeys kStepAllocMw{"step_alloc_mw", "/$defs/step_alloc_mw", kStepAllocMwAllowed,
                               kStepAllocMwRequired};
+const ObjectKeys kStepDeregMr{"step_dereg_mr", "/$defs/step_dereg_mr", kStepDeregMrAllowed,
+                              kStepDeregMrRequired};
 const ObjectKeys kStepCreateCq{"step_create_cq", "/$defs/step_create_cq", kStepCreateCqAllowed,
                                kStepCreateCqRequired};
 const ObjectKeys kStepCreateSrq{"step_create_srq", "/$defs/step_create_srq", kStepCreateSrqAllowed,
@@ -206,7 +210,7 @@ const ObjectKeys kStepExpect{"step_expect", "/$defs/step_expect", kStepExpectAll
                              kStepExpectRequired};
 
 std::span<const ObjectKeys* const> all() {
-  static constexpr std::array<const ObjectKeys*, 37> kAll = {
+  static constexpr std::array<const ObjectKeys*, 38> kAll = {
       &kRoot,          &kAdapter,         &kProfile,
       &kProfileAckreq, &kProfileAck,      &kProfileDcqcn,
       &kLink,          &kFaults,          &kFaultRates,
@@ -219,7 +223,7 @@ std::span<const ObjectKeys* const> all() {
       &kStepCreateCq,  &kStepCreateSrq,   &kStepCreateQp,
       &kStepModifyQp,  &kStepPostRecv,    &kStepPostSend,
       &kStepRun,       &kStepPostSrqRecv, &kStepArmSrqLimit,
-      &kStepExpect};
+      &kStepExpect,    &kStepDeregMr};
   return kAll;
 }
 

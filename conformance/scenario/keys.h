@@ -53,6 +53,7 @@ extern const ObjectKeys kStepPostSend;
 extern const ObjectKeys kStepRun;
 extern const ObjectKeys kStepPostSrqRecv;
 extern const ObjectKeys kStepArmSrqLimit;
+extern const ObjectKeys kStepDeregMr;
 extern const ObjectKeys kStepExpect;
 
 // Every entry above.

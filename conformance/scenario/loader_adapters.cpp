@@ -45,6 +45,7 @@ void Loader::adapter(const Node& n, std::size_t index) {
   in_.object(n, keys::kAdapter);
   AdapterSpec spec;
   spec.path = n.path;
+  spec.json = n->dump();
   model::AdapterConfig& c = spec.config;
   const Node name = in_.required(n, "name");
   c.name = in_.string(name);

@@ -79,6 +79,7 @@ class Loader {
   void step(const Node& n, std::size_t index);
   PostSrqRecvStep post_srq_recv(const Node& n);
   ArmSrqLimitStep arm_srq_limit(const Node& n);
+  DeregMrStep dereg_mr(const Node& n);
   ModifyQpStep modify_qp(const Node& n);
   std::vector<SgeSpec> sg_list(const Node& n, ObjId qp);
   PostRecvStep post_recv(const Node& n);

@@ -130,6 +130,14 @@ AllocMwStep Loader::alloc_mw(const Node& n, std::size_t index) {
   return s;
 }
 
+DeregMrStep Loader::dereg_mr(const Node& n) {
+  in_.object(n, keys::kStepDeregMr);
+  DeregMrStep s;
+  s.mr = ref(in_.required(n, "mr"), {ObjectKind::MR});
+  s.expect_error = expect_error(n, names::mem_errors(), "MR error");
+  return s;
+}
+
 CreateCqStep Loader::create_cq(const Node& n, std::size_t index) {
   in_.object(n, keys::kStepCreateCq);
   const ObjId a = ref(in_.required(n, "adapter"), {ObjectKind::ADAPTER});

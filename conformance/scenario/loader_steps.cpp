@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kOps[] = {"alloc_pd",   "reg_mr",    "alloc_mw",      "create_cq",
                                      "create_srq", "create_qp", "modify_qp",     "post_recv",
                                      "post_send",  "run",       "post_srq_recv", "arm_srq_limit",
-                                     "expect"};
+                                     "expect",     "dereg_mr"};
 
 // WR fields beyond wr_id/opcode/send_flags, and the opcodes that use them.
 enum WrField : std::uint32_t {
@@ -91,6 +91,8 @@ void Loader::step(const Node& n, std::size_t index) {
     s.body = reg_mr(n, index);
   } else if (op == "alloc_mw") {
     s.body = alloc_mw(n, index);
+  } else if (op == "dereg_mr") {
+    s.body = dereg_mr(n);
   } else if (op == "create_cq") {
     s.body = create_cq(n, index);
   } else if (op == "create_qp") {

@@ -129,7 +129,7 @@ Table<mem::MemErrc> mem_errors() {
 
 Table<model::PostError> post_errors() {
   static constexpr EnumName<model::PostError> t[] = {
-#define ROCECERT_POST_ERROR(name) {#name, model::PostError::name},
+#define ROCECERT_POST_ERROR(name, errno_value) {#name, model::PostError::name},
 #include "rocecert/model/post_errors.def"
 #undef ROCECERT_POST_ERROR
   };

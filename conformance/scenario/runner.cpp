@@ -6,7 +6,9 @@
 #include <deque>
 #include <map>
 
+#include "device.h"
 #include "names.h"
+#include "rocecert/conformance/dut_plugin.h"
 #include "rocecert/model/simulation.h"
 #include "rocecert/wire/decode.h"
 
@@ -173,22 +175,37 @@ class Runner {
     for (std::size_t i = 0; i < sc_.adapters.size(); ++i) {
       model::AdapterConfig c = sc_.adapters[i].config;
       c.seed = adapter_seed(opt_.seed, i);  // the adapter derives its key seed from it
-      adapters_.push_back(&sim_.add_adapter(c));
+      model::Adapter& a = sim_.add_adapter(c);
+      adapters_.push_back(&a);
+      // A plugin plays the adapter --dut-as names: the model adapter then only lends the link
+      // end its identity (device.h).
+      if (plays(i)) {
+        devices_.push_back(make_plugin_device(*opt_.dut, sc_.adapters[i].json, a, sim_.events(),
+                                              sim_.observers()));
+      } else {
+        devices_.push_back(make_model_device(a));
+      }
       objs_[sc_.adapters[i].object].created = true;
     }
     for (const LinkSpec& l : sc_.links) {
       links_.push_back(
           &sim_.connect(*adapters_[l.a], *adapters_[l.b], l.latency_ns, l.gbps,
                         l.install_after_step == SIZE_MAX ? l.faults : model::FaultPlan{}));
+      if (plays(l.a)) attach_plugin_device(*devices_[l.a], *links_.back());
+      if (plays(l.b)) attach_plugin_device(*devices_[l.b], *links_.back());
     }
     if (opt_.out && !opt_.quiet && !sc_.description.empty())
       fmt::print(opt_.out, "{}: {}\n", sc_.file, sc_.description);
-    for (std::size_t i = 0; i < sc_.steps.size(); ++i) {
-      const Step& s = sc_.steps[i];
-      std::visit([&](const auto& body) { exec(s, body); }, s.body);
-      install_faults_after(i);
+    try {
+      for (std::size_t i = 0; i < sc_.steps.size(); ++i) {
+        const Step& s = sc_.steps[i];
+        std::visit([&](const auto& body) { exec(s, body); }, s.body);
+        install_faults_after(i);
+      }
+      poll_all();
+    } catch (const DeviceUnsupported& e) {
+      result_.unsupported = e.what();
     }
-    poll_all();
     result_.end_time = sim_.events().now();
     verdict();
     return std::move(result_);
@@ -201,7 +218,11 @@ class Runner {
     result_.failures.push_back({path, std::move(message)});
   }
 
-  model::Adapter& adapter_of(ObjId id) { return *adapters_.at(sc_.objects.at(id).adapter_index); }
+  Device& device_of(ObjId id) { return *devices_.at(sc_.objects.at(id).adapter_index); }
+
+  bool plays(std::size_t adapter) const {
+    return opt_.dut != nullptr && sc_.adapters[adapter].config.name == opt_.dut_as;
+  }
 
   // A link whose fault rules name QPs gets its plan once the last of them exists: the rules'
   // DestQP is then that QP's number.
@@ -247,8 +268,7 @@ class Runner {
     if (sc_.objects[k.object].kind == ObjectKind::MW) {
       // The window's current rkey: a BIND_MW gives it a new one (rxe_do_bind_mw; docs/spec-notes.md
       // §7.4), so the key it was allocated with is stale after a bind.
-      const mem::MemoryWindow* mw = adapter_of(k.object).mem_table().find_mw(o.mw.id);
-      out = mw != nullptr ? mw->rkey.value() : o.mw.rkey.value();
+      out = device_of(k.object).mw_rkey(o.mw);
     } else {
       out = remote ? o.mr.rkey.value() : o.mr.lkey.value();
     }
@@ -274,21 +294,37 @@ class Runner {
     return true;
   }
 
+  // A device that answers errno values only (a plugin) is held to the errno of the expected
+  // error: EINVAL for INVALID_STATE passes on any EINVAL.
   template <typename E>
-  void check_result(const Step& s, std::optional<E> expected, E got, names::Table<E> table,
-                    std::string_view detail = {}) {
+  void check_result(const Step& s, const Device& d, std::optional<E> expected, E got,
+                    names::Table<E> table, std::string_view detail = {}) {
     if (expected) ++result_.checks;
     const E want = expected.value_or(E{});
+    if (!d.exact_errors()) {
+      const int want_errno = errno_value(want);
+      if (d.last_errno() == want_errno) return;
+      fail(s.path, fmt::format("{}: expected {} ({}), got {}", s.op, names::name_of(table, want),
+                               errno_name(want_errno), errno_name(d.last_errno())));
+      return;
+    }
     if (got == want) return;
     fail(s.path, fmt::format("{}: expected {}, got {}{}", s.op, names::name_of(table, want),
                              names::name_of(table, got), detail));
   }
 
+  static std::string errno_name(int e) {
+    if (e == 0) return "success";
+    const char* n = strerrorname_np(e);
+    return n != nullptr ? std::string(n) : fmt::format("errno {}", e);
+  }
+
   // --- steps ---------------------------------------------------------------------------------
 
   void exec(const Step& s, const AllocPdStep& b) {
-    const mem::Result<mem::Pd> r = adapter_of(b.pd).alloc_pd();
-    check_result(s, std::optional<mem::MemErrc>{}, r.error, names::mem_errors());
+    Device& d = device_of(b.pd);
+    const mem::Result<mem::Pd> r = d.alloc_pd();
+    check_result(s, d, std::optional<mem::MemErrc>{}, r.error, names::mem_errors());
     if (r.ok()) {
       objs_[b.pd].pd = r.value;
       objs_[b.pd].created = true;
@@ -297,9 +333,9 @@ class Runner {
 
   void exec(const Step& s, const RegMrStep& b) {
     if (!need(b.pd, s)) return;
-    model::Adapter& a = adapter_of(b.mr);
+    Device& a = device_of(b.mr);
     for (const MemoryPiece& p : b.contents) {
-      if (!a.memory().write(b.addr + p.offset, p.bytes))
+      if (!a.write_memory(b.addr + p.offset, p.bytes))
         fail(s.path, "contents: the range wraps past 2^64");
     }
     mem::MrRegistration reg;
@@ -309,7 +345,7 @@ class Runner {
     reg.access = b.access;
     reg.iova = b.iova;
     const mem::Result<mem::MrKeys> r = a.reg_mr(reg);
-    check_result(s, b.expect_error, r.error, names::mem_errors());
+    check_result(s, a, b.expect_error, r.error, names::mem_errors());
     if (r.ok()) {
       objs_[b.mr].mr = r.value;
       objs_[b.mr].created = true;
@@ -318,17 +354,24 @@ class Runner {
 
   void exec(const Step& s, const AllocMwStep& b) {
     if (!need(b.pd, s)) return;
-    const mem::Result<mem::MwKeys> r =
-        adapter_of(b.mw).mem_table().alloc_mw(objs_[b.pd].pd, b.type);
-    check_result(s, b.expect_error, r.error, names::mem_errors());
+    Device& d = device_of(b.mw);
+    const mem::Result<mem::MwKeys> r = d.alloc_mw(objs_[b.pd].pd, b.type);
+    check_result(s, d, b.expect_error, r.error, names::mem_errors());
     if (r.ok()) {
       objs_[b.mw].mw = r.value;
       objs_[b.mw].created = true;
     }
   }
 
+  void exec(const Step& s, const DeregMrStep& b) {
+    if (!need(b.mr, s)) return;
+    Device& d = device_of(b.mr);
+    const mem::MemErrc e = d.dereg_mr(objs_[b.mr].mr);
+    check_result(s, d, b.expect_error, e, names::mem_errors());
+  }
+
   void exec(const Step&, const CreateCqStep& b) {
-    objs_[b.cq].cq = adapter_of(b.cq).create_cq(b.cqe);
+    objs_[b.cq].cq = device_of(b.cq).create_cq(b.cqe);
     objs_[b.cq].created = true;
   }
 
@@ -345,8 +388,9 @@ class Runner {
       if (!need(b.srq, s)) return;
       p.srq = objs_[b.srq].srq;
     }
-    const qp::CreateResult r = adapter_of(b.qp).create_qp(p);
-    check_result(s, b.expect_error, r.error, names::modify_errors());
+    Device& d = device_of(b.qp);
+    const qp::CreateResult r = d.create_qp(p);
+    check_result(s, d, b.expect_error, r.error, names::modify_errors());
     if (r.ok()) {
       objs_[b.qp].qpn = r.qpn;
       objs_[b.qp].created = true;
@@ -355,7 +399,7 @@ class Runner {
   }
 
   void exec(const Step&, const CreateSrqStep& b) {
-    objs_[b.srq].srq = adapter_of(b.srq).create_srq(b.max_wr, b.max_sge);
+    objs_[b.srq].srq = device_of(b.srq).create_srq(b.max_wr, b.max_sge);
     objs_[b.srq].created = true;
   }
 
@@ -364,13 +408,14 @@ class Runner {
     model::RecvWr wr;
     wr.wr_id = b.wr_id;
     if (!resolve(b.sg_list, s, wr.sg_list)) return;
-    const model::PostError e = adapter_of(b.srq).post_srq_recv(objs_[b.srq].srq, wr);
-    check_result(s, b.expect_error, e, names::post_errors());
+    Device& d = device_of(b.srq);
+    const model::PostError e = d.post_srq_recv(objs_[b.srq].srq, wr);
+    check_result(s, d, b.expect_error, e, names::post_errors());
   }
 
   void exec(const Step& s, const ArmSrqLimitStep& b) {
     if (!need(b.srq, s)) return;
-    if (!adapter_of(b.srq).arm_srq_limit(objs_[b.srq].srq, b.limit))
+    if (!device_of(b.srq).arm_srq_limit(objs_[b.srq].srq, b.limit))
       fail(s.path,
            fmt::format("arm_srq_limit: the model refused limit {} (above max_wr?)", b.limit));
   }
@@ -379,10 +424,11 @@ class Runner {
     if (!need(b.qp, s)) return;
     qp::QpAttr attr = b.attr;
     if (!resolve(b.dest_qpn, s, attr.dest_qp_num)) return;
-    const qp::ModifyResult r = adapter_of(b.qp).modify_qp(objs_[b.qp].qpn, attr, b.mask);
+    Device& d = device_of(b.qp);
+    const qp::ModifyResult r = d.modify_qp(objs_[b.qp].qpn, attr, b.mask);
     const std::string detail =
         r.check.attrs.empty() ? "" : fmt::format(" ({})", qp::to_string(r.check.attrs));
-    check_result(s, b.expect_error, r.check.error, names::modify_errors(), detail);
+    check_result(s, d, b.expect_error, r.check.error, names::modify_errors(), detail);
   }
 
   void exec(const Step& s, const PostRecvStep& b) {
@@ -390,13 +436,14 @@ class Runner {
     model::RecvWr wr;
     wr.wr_id = b.wr_id;
     if (!resolve(b.sg_list, s, wr.sg_list)) return;
-    const model::PostError e = adapter_of(b.qp).post_recv(objs_[b.qp].qpn, wr);
-    check_result(s, b.expect_error, e, names::post_errors());
+    Device& d = device_of(b.qp);
+    const model::PostError e = d.post_recv(objs_[b.qp].qpn, wr);
+    check_result(s, d, b.expect_error, e, names::post_errors());
   }
 
   void exec(const Step& s, const PostSendStep& b) {
     if (!need(b.qp, s)) return;
-    model::Adapter& a = adapter_of(b.qp);
+    Device& a = device_of(b.qp);
     tx::SendWr wr = b.wr;
     if (!resolve(b.sg_list, s, wr.sg_list)) return;
     if (b.inline_from_sg) {
@@ -408,7 +455,7 @@ class Runner {
           const NamedObject& mr = sc_.objects[e.lkey.object];
           host = mr.mr_addr + (e.addr - mr.mr_iova);
         }
-        const std::vector<std::uint8_t> bytes = a.memory().read_bytes(host, e.length);
+        const std::vector<std::uint8_t> bytes = a.read_memory(host, e.length);
         wr.inline_data.insert(wr.inline_data.end(), bytes.begin(), bytes.end());
       }
     }
@@ -418,9 +465,8 @@ class Runner {
         !resolve(b.bind_mw, true, s, wr.bind_mw_handle) ||
         !resolve(b.bind_mr, false, s, wr.bind_mr_lkey) || !resolve(b.remote_qpn, s, wr.remote_qpn))
       return;
-    if (b.ah) wr.ah = a.create_ah(*b.ah);  // one address handle per UD work request
-    const model::PostError e = a.post_send(objs_[b.qp].qpn, wr);
-    check_result(s, b.expect_error, e, names::post_errors());
+    const model::PostError e = a.post_send(objs_[b.qp].qpn, std::move(wr), b.ah);
+    check_result(s, a, b.expect_error, e, names::post_errors());
   }
 
   void exec(const Step& s, const RunStep& b) {
@@ -463,16 +509,18 @@ class Runner {
   // --- polling and checks ----------------------------------------------------------------------
 
   void poll_all() {
+    take_device_events();
     print_events();
     for (std::size_t id = 0; id < sc_.objects.size(); ++id) {
       if (sc_.objects[id].kind != ObjectKind::CQ || !objs_[id].created) continue;
       const auto obj = static_cast<ObjId>(id);
-      model::Adapter& a = adapter_of(obj);
+      Device& d = device_of(obj);
+      const std::uint32_t adapter_id = adapters_[sc_.objects[id].adapter_index]->id();
       for (;;) {
-        const std::vector<cq::Wc> got = a.poll_cq(objs_[id].cq, 16);
+        const std::vector<cq::Wc> got = d.poll_cq(objs_[id].cq, 16);
         if (got.empty()) break;
         for (const cq::Wc& wc : got) {
-          const sim::SimTime t = counter_.take(a.id(), objs_[id].cq.value, sim_.events().now());
+          const sim::SimTime t = counter_.take(adapter_id, objs_[id].cq.value, sim_.events().now());
           const PolledCompletion pc{t, sc_.objects[id].adapter_index, obj, wc};
           print_row(pc);
           result_.completions.push_back(pc);
@@ -480,6 +528,14 @@ class Runner {
         }
       }
     }
+  }
+
+  // Asynchronous events of devices the observer does not hear (plugins), as the observer keeps
+  // them, at the time they are collected.
+  void take_device_events() {
+    for (std::size_t i = 0; i < devices_.size(); ++i)
+      for (const auto& [type, element] : devices_[i]->take_async_events())
+        counter_.on_async_event({sim_.events().now(), adapters_[i]->id(), type, element});
   }
 
   // The faults injected and the asynchronous events raised since the last call, one row each
@@ -756,8 +812,7 @@ class Runner {
 
   void check_memory(const MemoryExpect& m) {
     ++result_.checks;
-    const std::vector<std::uint8_t> have =
-        adapters_[m.adapter]->memory().read_bytes(m.addr, m.bytes.size());
+    const std::vector<std::uint8_t> have = devices_[m.adapter]->read_memory(m.addr, m.bytes.size());
     if (have == m.bytes) return;
     if (have.size() != m.bytes.size()) {
       fail(m.path, "the range wraps past 2^64");
@@ -773,14 +828,14 @@ class Runner {
   void check_qp_state(const Step& s, const QpStateExpect& q) {
     if (!need(q.qp, s)) return;
     ++result_.checks;
-    const qp::QpContext* ctx = adapter_of(q.qp).qps().find(objs_[q.qp].qpn);
-    if (!ctx) {
+    const std::optional<qp::QpState> state = device_of(q.qp).qp_state(objs_[q.qp].qpn);
+    if (!state) {
       fail(q.path, "the QP no longer exists");
       return;
     }
-    if (ctx->state() != q.state)
+    if (*state != q.state)
       fail(q.path,
-           fmt::format("expected {}, got {}", qp::to_string(q.state), qp::to_string(ctx->state())));
+           fmt::format("expected {}, got {}", qp::to_string(q.state), qp::to_string(*state)));
   }
 
   void verdict() {
@@ -810,6 +865,7 @@ class Runner {
   std::size_t frames_checked_ = 0;  // counter_.sent[0, this) were matched by "frames" already
   model::Simulation sim_;
   std::vector<model::Adapter*> adapters_;
+  std::vector<std::unique_ptr<Device>> devices_;  // per adapter: the model's or a plugin's
   std::vector<model::Link*> links_;
   std::vector<ObjState> objs_;
   std::map<ObjId, std::vector<cq::Wc>> pending_;

@@ -121,6 +121,26 @@ std::vector<Bug> bugs() {
          s.push_back(recv("qpB", sge("mrB", 64, 4096), 101));
          s.push_back(post("qpA", wr("SEND", sge("mrA", 64), 2)));
        }},
+      {"stale-rkey-after-dereg",
+       "after ibv_dereg_mr the MR's rkey is refused: a WRITE that carries it gets a remote access "
+       "NAK and writes nothing (a stale rkey reused after deregistration made requests execute "
+       "twice: ydb-platform/nbs issue #5729)",
+       {"IBA Vol. 1 §10.6.7.2 (deregistration invalidates the MR's keys), §9.7.5.2.4 (NAK: "
+        "remote access error)",
+        "docs/spec-notes.md §7.1, §7.3"},
+       Pair{},
+       [](json& s) {
+         s.push_back(post("qpA", remote(wr("RDMA_WRITE", sge("mrA", 64)))));
+         s.push_back(step({{"op", "run"}}));
+         s.push_back(step({{"op", "dereg_mr"}, {"mr", "mrB"}}));
+         s.push_back(post("qpA", remote(wr("RDMA_WRITE", sge("mrA", 64, 64), 2))));
+         s.push_back(step({{"op", "run"}}));
+         // B's first 64 bytes still hold the first WRITE (A's bytes 0-63), not the second's.
+         s.push_back(step(
+             {{"op", "expect"},
+              {"memory",
+               json::array({{{"mr", "mrB"}, {"offset", 0}, {"counter", 0}, {"length", 64}}})}}));
+       }},
       {"min-rnr-timer-zero",
        "min_rnr_timer 0 is 655.36 ms, not zero (an engine retried at once and collapsed: "
        "NVIDIA/daqiri issue #138): one RNR NAK, one retry 655 ms later, not a storm",

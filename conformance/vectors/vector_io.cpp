@@ -140,18 +140,61 @@ Loaded load(const std::string& path) {
   return l;
 }
 
-Result run_golden(const Loaded& v) {
+namespace {
+
+Result run_with(const Loaded& v, const conformance::RunOptions& options) {
   Result r;
   r.id = v.vector.id;
   r.path = v.path;
   const auto start = std::chrono::steady_clock::now();
-  const conformance::RunResult res = conformance::run_scenario(v.scenario, {});
+  conformance::RunResult res;
+  try {
+    res = conformance::run_scenario(v.scenario, options);
+  } catch (const conformance::DutError& e) {
+    const std::string what = e.what();
+    if (what.find(": unsupported:") == std::string::npos) throw;
+    r.verdict = Verdict::UNSUPPORTED;
+    r.differences.push_back(what);
+    return r;
+  }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   r.checks = res.checks;
-  r.verdict = res.passed() ? Verdict::PASS : Verdict::FAIL;
+  r.verdict = !res.unsupported.empty() ? Verdict::UNSUPPORTED
+              : res.passed()           ? Verdict::PASS
+                                       : Verdict::FAIL;
+  if (!res.unsupported.empty()) r.differences.push_back(res.unsupported);
   for (const conformance::Failure& f : res.failures)
     r.differences.push_back(fmt::format("scenario.{}: {}", f.path, f.message));
   return r;
+}
+
+}  // namespace
+
+Result run_golden(const Loaded& v) {
+  return run_with(v, {});
+}
+
+Result run_dut(const Loaded& v, const conformance::DutPlugin& dut, const std::string& dut_as) {
+  const auto unsupported = [&](std::string why) {
+    Result r;
+    r.id = v.vector.id;
+    r.path = v.path;
+    r.verdict = Verdict::UNSUPPORTED;
+    r.differences.push_back(std::move(why));
+    return r;
+  };
+  if (dut.lists_capabilities())
+    for (const std::string& c : v.vector.capabilities)
+      if (dut.capabilities().count(c) == 0)
+        return unsupported(fmt::format("the DUT does not offer {} ({})", c, dut.path()));
+  bool found = false;
+  for (const conformance::AdapterSpec& a : v.scenario.adapters) found |= a.config.name == dut_as;
+  if (!found)
+    return unsupported(fmt::format("the vector has no adapter \"{}\" (--dut-as)", dut_as));
+  conformance::RunOptions o;
+  o.dut = &dut;
+  o.dut_as = dut_as;
+  return run_with(v, o);
 }
 
 }  // namespace rocecert::vectors

@@ -2,6 +2,7 @@
 #include "adapter_impl.h"
 
 #include <algorithm>
+#include <cerrno>
 
 #include "rocecert/model/simulation.h"
 
@@ -9,13 +10,24 @@ namespace rocecert::model {
 
 std::string_view to_string(PostError e) {
   switch (e) {
-#define ROCECERT_POST_ERROR(name) \
-  case PostError::name:           \
+#define ROCECERT_POST_ERROR(name, errno_value) \
+  case PostError::name:                        \
     return #name;
 #include "rocecert/model/post_errors.def"
 #undef ROCECERT_POST_ERROR
   }
   return "?";
+}
+
+int errno_value(PostError e) {
+  switch (e) {
+#define ROCECERT_POST_ERROR(name, errno_value) \
+  case PostError::name:                        \
+    return errno_value;
+#include "rocecert/model/post_errors.def"
+#undef ROCECERT_POST_ERROR
+  }
+  return EINVAL;
 }
 
 bool SendWqe::is_read_or_atomic() const {

@@ -61,8 +61,19 @@ void Link::transmit(const Adapter& from, std::vector<std::uint8_t> frame) {
   delivered(dir, next_hold_id_, at);
 }
 
+void Link::divert(const Adapter& end, Receiver receiver) {
+  // Direction 0 (A to B) delivers to b_.
+  diverted_[&end == &a_ ? 1 : 0] = std::move(receiver);
+}
+
 void Link::schedule_delivery(std::size_t dir, sim::SimTime at, std::vector<std::uint8_t> frame,
                              unsigned copies) {
+  if (const Receiver& r = diverted_[dir]) {
+    for (unsigned i = 1; i < copies; ++i)
+      events_.schedule_at(at, [&r, f = frame]() mutable { r(std::move(f)); });
+    events_.schedule_at(at, [&r, f = std::move(frame)]() mutable { r(std::move(f)); });
+    return;
+  }
   Adapter& to = dir == 0 ? b_ : a_;
   for (unsigned i = 1; i < copies; ++i)
     events_.schedule_at(at, [&to, f = frame]() mutable { to.receive(std::move(f)); });

@@ -1,11 +1,17 @@
 // Error names of the transition check (the table itself is data in transitions.h).
 #include "rocecert/qp/transitions.h"
 
+#include <cerrno>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 
 namespace rocecert::qp {
+
+int errno_value(ModifyError e) {
+  if (e == ModifyError::OK) return 0;
+  return e == ModifyError::QPN_EXHAUSTED ? ENOMEM : EINVAL;
+}
 
 std::string_view to_string(ModifyError e) {
   switch (e) {

@@ -16,11 +16,17 @@
 
 namespace rocecert::conformance {
 
+class DutPlugin;
+
 struct RunOptions {
   std::uint64_t seed = 1;                   // the scenario's seed, or --seed
   std::vector<trace::Observer*> observers;  // added to the simulation before anything runs
   std::FILE* out = nullptr;                 // completion table, notes and verdict; nullptr: none
   bool quiet = false;                       // no completion table, only failures and the verdict
+  // A device-under-test plugin (docs/dut.md) playing the adapter named `dut_as`; the model plays
+  // the others. Not owned; nullptr: the model plays every adapter.
+  const DutPlugin* dut = nullptr;
+  std::string dut_as = "A";
 };
 
 // One expectation that was not met, or a verb that failed unexpectedly.
@@ -42,6 +48,9 @@ struct RunResult {
                              // expected verb errors)
   std::vector<PolledCompletion> completions;  // every completion, in polling order
   sim::SimTime end_time = 0;
+  // Non-empty when a step needed what the device does not offer (a function its plugin does not
+  // export): the run stopped there; the failures so far stand but the verdict is UNSUPPORTED.
+  std::string unsupported;
   bool passed() const { return failures.empty(); }
   int exit_code() const { return passed() ? 0 : 1; }
 };

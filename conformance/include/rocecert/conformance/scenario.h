@@ -70,6 +70,7 @@ struct AdapterSpec {
   ObjId object = kNoObj;
   std::string path;
   model::AdapterConfig config;  // name, MAC, GID, port MTU, profile, QP table config
+  std::string json;             // its declaration as written (compact JSON), for DUT plugins
 };
 
 // A fault rule that names a QP ("qp=qpB"): the rule's DestQP match is that QP's number, known
@@ -141,6 +142,13 @@ struct AllocMwStep {
   ObjId pd = kNoObj;
   mem::MwType type = mem::MwType::TYPE_2;
   std::optional<mem::MemErrc> expect_error;
+};
+
+// ibv_dereg_mr. The MR's name keeps its keys: a later work request naming it carries the stale
+// lkey or rkey, which is how a vector tests that a deregistered key is refused.
+struct DeregMrStep {
+  ObjId mr = kNoObj;
+  std::optional<mem::MemErrc> expect_error;  // absent: must succeed
 };
 
 struct CreateCqStep {
@@ -295,7 +303,7 @@ struct ExpectStep {
 
 using StepBody = std::variant<AllocPdStep, RegMrStep, AllocMwStep, CreateCqStep, CreateQpStep,
                               CreateSrqStep, PostSrqRecvStep, ArmSrqLimitStep, ModifyQpStep,
-                              PostRecvStep, PostSendStep, RunStep, ExpectStep>;
+                              PostRecvStep, PostSendStep, RunStep, ExpectStep, DeregMrStep>;
 
 struct Step {
   std::string path;  // "steps[4]"

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "rocecert/conformance/dut_plugin.h"
 #include "rocecert/conformance/scenario.h"
 
 namespace rocecert::vectors {
@@ -85,6 +86,12 @@ struct Result {
 // The golden model as the device under test: the vector's scenario run, every expectation
 // checked.
 Result run_golden(const Loaded& v);
+// A device-under-test plugin (docs/dut.md) playing adapter `dut_as` of the vector, the model
+// the others. UNSUPPORTED when the plugin lists capabilities and lacks one the vector needs, when
+// the vector has no adapter `dut_as`, when a step needs a function the plugin does not export,
+// or when the plugin refuses the adapter with a message starting "unsupported:". Throws
+// conformance::DutError when the plugin refuses it otherwise.
+Result run_dut(const Loaded& v, const conformance::DutPlugin& dut, const std::string& dut_as);
 
 // Which cells of the coverage matrices the vectors fill; a cell without a vector has a written
 // reason or is missing.

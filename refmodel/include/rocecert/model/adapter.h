@@ -108,17 +108,19 @@ struct RecvWr {
 // What post_send / post_recv answer (the errno a verbs call would return, as a value); the
 // list is rocecert/model/post_errors.def.
 enum class PostError : std::uint8_t {
-#define ROCECERT_POST_ERROR(name) name,
+#define ROCECERT_POST_ERROR(name, errno_value) name,
 #include "rocecert/model/post_errors.def"
 #undef ROCECERT_POST_ERROR
 };
 inline constexpr PostError kAllPostErrors[] = {
-#define ROCECERT_POST_ERROR(name) PostError::name,
+#define ROCECERT_POST_ERROR(name, errno_value) PostError::name,
 #include "rocecert/model/post_errors.def"
 #undef ROCECERT_POST_ERROR
 };
 // The name in post_errors.def ("NO_SUCH_QP"), which scenarios use too.
 std::string_view to_string(PostError e);
+// The errno the verbs call returns (post_errors.def); 0 for OK.
+int errno_value(PostError e);
 
 // The UDP source port rxe 6.1 uses for a QP pair: rdma_calc_flow_label(lqpn, rqpn) folded by
 // rdma_flow_label_to_udp_sport into 0xC000-0xFFFF (include/rdma/ib_verbs.h; IBTA Vol. 1 Annex

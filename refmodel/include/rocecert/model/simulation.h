@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -31,6 +32,13 @@ class Link final : public FramePort {
   Link& operator=(const Link&) = delete;
 
   void transmit(const Adapter& from, std::vector<std::uint8_t> frame) override;
+
+  // A harness stands behind end `end` (a() or b()) in place of the model: the frames the link
+  // delivers to that end go to `receiver` instead of Adapter::receive, and the harness sends as
+  // that end with transmit(end, frame). Used to join a device under test to the model
+  // (conformance's device plugins, docs/dut.md); the link's faults apply as usual.
+  using Receiver = std::function<void(std::vector<std::uint8_t>)>;
+  void divert(const Adapter& end, Receiver receiver);
 
   // Replaces the fault plan. Rule occurrences, counts and the random streams start again
   // from the first frame; frames already held for reordering are released as planned.
@@ -65,6 +73,7 @@ class Link final : public FramePort {
   double gbps_;
   sim::SimTime busy_until_[2] = {0, 0};  // per direction: when the wire is free again
   FaultInjector faults_;
+  Receiver diverted_[2];       // per direction's receiving end: a harness instead of the adapter
   std::vector<Held> held_[2];  // per direction, in the order the frames were sent
   std::uint64_t next_hold_id_ = 0;
 };

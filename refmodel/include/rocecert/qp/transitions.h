@@ -52,6 +52,9 @@ enum class ModifyError : std::uint8_t {
   QPN_EXHAUSTED,  // create_qp: no free QPN in the configured range
 };
 std::string_view to_string(ModifyError e);
+// The errno ibv_modify_qp / ibv_create_qp return for it in rdma-core over rxe: EINVAL for every
+// refused state or attribute, ENOMEM when no QPN is left; 0 for OK.
+int errno_value(ModifyError e);
 
 struct ModifyCheck {
   ModifyError error = ModifyError::OK;

@@ -1,0 +1,332 @@
+// The golden model re-wrapped as a device-under-test plugin: every function of rocecert/dut.h
+// implemented on one model::Adapter with an event queue of its own. It is the reference a
+// plugin author can compare with (docs/dut.md), and what the tests use to check the plugin path
+// end to end: the whole vector set must pass through it as it passes on the model directly.
+//
+//   rocecert vectors run vectors --dut lib:build/release/examples/dut/librocecert_model_dut.so
+//
+// Only rocecert/dut.h defines its interface with the runner; the model inside is linked in
+// statically and hidden (-Wl,--exclude-libs,ALL).
+#include <cerrno>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rocecert/conformance/scenario.h"
+#include "rocecert/dut.h"
+#include "rocecert/model/adapter.h"
+#include "rocecert/wire/decode.h"
+
+namespace {
+
+using namespace rocecert;
+
+// What leaves the adapter goes to the runner's emit callback; its asynchronous events queue up
+// for rocecert_dut_poll_async_event.
+// With `drop_acks` in the plugin's args (--dut lib:PATH.so,drop_acks) the device never sends an
+// RC ACKNOWLEDGE: a fault on purpose, to see the runner catch a responder that does not
+// acknowledge (docs/dut.md).
+struct Port final : model::FramePort, trace::Observer {
+  rocecert_dut_emit_fn emit = nullptr;
+  void* host = nullptr;
+  bool drop_acks = false;
+  std::deque<rocecert_dut_async_event> async;
+  void transmit(const model::Adapter&, std::vector<std::uint8_t> frame) override {
+    if (drop_acks) {
+      wire::DecodeOptions opts;
+      opts.verify_icrc = false;
+      const wire::ParsedFrame p = wire::decode(frame, opts);
+      if (p.has_bth && p.op != nullptr && p.op->name == std::string_view("RC_ACKNOWLEDGE")) return;
+    }
+    emit(host, frame.data(), frame.size());
+  }
+  void on_async_event(const trace::AsyncEvent& e) override {
+    async.push_back({static_cast<std::uint32_t>(e.kind), e.object});
+  }
+};
+
+// The vector's adapter declaration read by the scenario loader: profile, MTU, QP and key tables.
+model::AdapterConfig config_from(const rocecert_dut_config& c) {
+  model::AdapterConfig a;
+  if (c.adapter_json != nullptr && c.adapter_json[0] != '\0') {
+    const std::string doc = std::string(R"({"adapters":[)") + c.adapter_json + R"(],"steps":[]})";
+    a = conformance::parse_scenario(doc, "adapter_json").adapters.at(0).config;
+  }
+  a.name = c.name != nullptr ? c.name : "DUT";
+  std::memcpy(a.mac.data(), c.mac, 6);
+  std::memcpy(a.gid.data(), c.gid, 16);
+  a.port_mtu = c.port_mtu;
+  a.seed = c.seed;
+  return a;
+}
+
+qp::AddressVector av_from(const rocecert_dut_av& c) {
+  qp::AddressVector v;
+  std::memcpy(v.dgid.data(), c.dgid, 16);
+  std::memcpy(v.dmac.data(), c.dmac, 6);
+  v.sgid_index = c.sgid_index;
+  v.hop_limit = c.hop_limit;
+  v.traffic_class = c.traffic_class;
+  v.flow_label = c.flow_label;
+  v.udp_sport = c.udp_sport;
+  return v;
+}
+
+std::vector<tx::Sge> sges_from(const rocecert_dut_sge* s, std::uint32_t n) {
+  std::vector<tx::Sge> out;
+  for (std::uint32_t i = 0; i < n; ++i) out.push_back({s[i].addr, s[i].length, s[i].lkey});
+  return out;
+}
+
+}  // namespace
+
+struct rocecert_dut {
+  sim::EventQueue events;
+  Port port;
+  std::unique_ptr<model::Adapter> adapter;
+};
+
+extern "C" {
+
+uint32_t rocecert_dut_abi_version(void) {
+  return ROCECERT_DUT_ABI_VERSION;
+}
+
+const char* rocecert_dut_capabilities(void) {
+  return "RC,UC,UD,ATOMIC,ATOMIC_WRITE,FLUSH,MW,SEND_WITH_INV,SRQ,CNP,IPV6";
+}
+
+rocecert_dut* rocecert_dut_create(const struct rocecert_dut_config* config, char* error,
+                                  size_t error_len) {
+  try {
+    if (config->abi_version != ROCECERT_DUT_ABI_VERSION || config->emit == nullptr)
+      throw std::runtime_error("ABI version mismatch or no emit callback");
+    auto d = std::make_unique<rocecert_dut>();
+    d->port.emit = config->emit;
+    d->port.host = config->host;
+    d->port.drop_acks =
+        config->args != nullptr && std::strstr(config->args, "drop_acks") != nullptr;
+    d->adapter = std::make_unique<model::Adapter>(0, config_from(*config), d->events, d->port);
+    d->adapter->attach(&d->port);
+    return d.release();
+  } catch (const std::exception& e) {
+    if (error != nullptr && error_len > 0) {
+      std::strncpy(error, e.what(), error_len - 1);
+      error[error_len - 1] = '\0';
+    }
+    return nullptr;
+  }
+}
+
+void rocecert_dut_destroy(rocecert_dut* dut) {
+  delete dut;
+}
+
+void rocecert_dut_receive(rocecert_dut* dut, const uint8_t* frame, size_t len) {
+  dut->adapter->receive(std::vector<std::uint8_t>(frame, frame + len));
+}
+
+void rocecert_dut_advance(rocecert_dut* dut, uint64_t now_ns) {
+  dut->events.run_until(now_ns);
+}
+
+uint64_t rocecert_dut_next_event_ns(rocecert_dut* dut) {
+  return dut->events.empty() ? ROCECERT_DUT_NEVER : dut->events.next_time();
+}
+
+int rocecert_dut_mem_write(rocecert_dut* dut, uint64_t addr, const void* bytes, size_t len) {
+  const auto* p = static_cast<const std::uint8_t*>(bytes);
+  return dut->adapter->memory().write(addr, std::vector<std::uint8_t>(p, p + len)) ? 0 : EFAULT;
+}
+
+int rocecert_dut_mem_read(rocecert_dut* dut, uint64_t addr, void* bytes, size_t len) {
+  const std::vector<std::uint8_t> got = dut->adapter->memory().read_bytes(addr, len);
+  if (got.size() != len) return EFAULT;
+  if (len > 0) std::memcpy(bytes, got.data(), len);
+  return 0;
+}
+
+int rocecert_dut_alloc_pd(rocecert_dut* dut, uint32_t* pd) {
+  const mem::Result<mem::Pd> r = dut->adapter->alloc_pd();
+  *pd = r.value.value;
+  return mem::errno_value(r.error);
+}
+
+int rocecert_dut_reg_mr(rocecert_dut* dut, uint32_t pd, uint64_t addr, uint64_t length,
+                        uint64_t iova, uint32_t access, uint32_t* lkey, uint32_t* rkey) {
+  mem::MrRegistration reg;
+  reg.pd = mem::Pd{pd};
+  reg.addr = addr;
+  reg.length = length;
+  reg.access = static_cast<mem::Access>(access);
+  if (iova != addr) reg.iova = iova;
+  const mem::Result<mem::MrKeys> r = dut->adapter->reg_mr(reg);
+  *lkey = r.value.lkey.value();
+  *rkey = r.value.rkey.value();
+  return mem::errno_value(r.error);
+}
+
+int rocecert_dut_dereg_mr(rocecert_dut* dut, uint32_t lkey) {
+  // The model's MR index is the key without its low (key) byte (mem/keys.h Key::make).
+  return mem::errno_value(dut->adapter->mem_table().dereg_mr(mem::MrId{lkey >> 8}));
+}
+
+int rocecert_dut_alloc_mw(rocecert_dut* dut, uint32_t pd, uint32_t type, uint32_t* mw,
+                          uint32_t* rkey) {
+  const mem::Result<mem::MwKeys> r =
+      dut->adapter->mem_table().alloc_mw(mem::Pd{pd}, static_cast<mem::MwType>(type));
+  *mw = r.value.id.index;
+  *rkey = r.value.rkey.value();
+  return mem::errno_value(r.error);
+}
+
+int rocecert_dut_mw_rkey(rocecert_dut* dut, uint32_t mw, uint32_t* rkey) {
+  const mem::MemoryWindow* w = dut->adapter->mem_table().find_mw(mem::MwId{mw});
+  if (w == nullptr) return EINVAL;
+  *rkey = w->rkey.value();
+  return 0;
+}
+
+int rocecert_dut_create_cq(rocecert_dut* dut, uint32_t cqe, uint32_t* cq) {
+  *cq = dut->adapter->create_cq(cqe).value;
+  return 0;
+}
+
+int rocecert_dut_create_srq(rocecert_dut* dut, uint32_t max_wr, uint32_t max_sge, uint32_t* srq) {
+  *srq = dut->adapter->create_srq(max_wr, max_sge).value;
+  return 0;
+}
+
+int rocecert_dut_create_qp(rocecert_dut* dut, const struct rocecert_dut_qp_init* init,
+                           uint32_t* qpn) {
+  qp::CreateQpParams p;
+  p.type = static_cast<qp::QpType>(init->qp_type);
+  p.pd = qp::PdId{init->pd};
+  p.send_cq = qp::CqId{init->send_cq};
+  p.recv_cq = qp::CqId{init->recv_cq};
+  if (init->has_srq != 0) p.srq = qp::SrqId{init->srq};
+  p.caps = {init->max_send_wr, init->max_recv_wr, init->max_send_sge, init->max_recv_sge,
+            init->max_inline_data};
+  p.sq_sig_all = init->sq_sig_all != 0;
+  const qp::CreateResult r = dut->adapter->create_qp(p);
+  *qpn = r.qpn.value();
+  return qp::errno_value(r.error);
+}
+
+int rocecert_dut_modify_qp(rocecert_dut* dut, uint32_t qpn, const struct rocecert_dut_qp_attr* c,
+                           uint32_t mask) {
+  qp::QpAttr a;
+  a.qp_state = static_cast<qp::QpState>(c->qp_state);
+  a.cur_qp_state = static_cast<qp::QpState>(c->cur_qp_state);
+  a.path_mtu = static_cast<qp::PathMtu>(c->path_mtu);
+  a.qkey = c->qkey;
+  a.rq_psn = c->rq_psn;
+  a.sq_psn = c->sq_psn;
+  a.dest_qp_num = c->dest_qp_num;
+  a.qp_access_flags = c->qp_access_flags;
+  a.pkey_index = static_cast<std::uint16_t>(c->pkey_index);
+  a.port_num = static_cast<std::uint8_t>(c->port_num);
+  a.ah_attr = av_from(c->ah_attr);
+  a.timeout = static_cast<std::uint8_t>(c->timeout);
+  a.retry_cnt = static_cast<std::uint8_t>(c->retry_cnt);
+  a.rnr_retry = static_cast<std::uint8_t>(c->rnr_retry);
+  a.min_rnr_timer = static_cast<std::uint8_t>(c->min_rnr_timer);
+  a.max_rd_atomic = static_cast<std::uint8_t>(c->max_rd_atomic);
+  a.max_dest_rd_atomic = static_cast<std::uint8_t>(c->max_dest_rd_atomic);
+  a.path_mig_state = static_cast<qp::PathMigState>(c->path_mig_state);
+  a.en_sqd_async_notify = c->en_sqd_async_notify != 0;
+  a.rate_limit = c->rate_limit;
+  const qp::ModifyResult r = dut->adapter->modify_qp(qp::Qpn(qpn), a, qp::AttrMask::from_raw(mask));
+  return qp::errno_value(r.check.error);
+}
+
+int rocecert_dut_query_qp_state(rocecert_dut* dut, uint32_t qpn, uint32_t* state) {
+  const qp::QpContext* ctx = dut->adapter->qps().find(qp::Qpn(qpn));
+  if (ctx == nullptr) return EINVAL;
+  *state = static_cast<std::uint32_t>(ctx->state());
+  return 0;
+}
+
+int rocecert_dut_post_send(rocecert_dut* dut, uint32_t qpn, const struct rocecert_dut_send_wr* c) {
+  tx::SendWr wr;
+  wr.wr_id = c->wr_id;
+  wr.opcode = static_cast<tx::WrOpcode>(c->opcode);
+  wr.send_flags = c->send_flags;
+  wr.sg_list = sges_from(c->sg_list, c->num_sge);
+  if (c->inline_len > 0) wr.inline_data.assign(c->inline_data, c->inline_data + c->inline_len);
+  wr.imm_data = c->imm_data;
+  wr.invalidate_rkey = c->invalidate_rkey;
+  wr.remote_addr = c->remote_addr;
+  wr.rkey = c->rkey;
+  wr.compare_add = c->compare_add;
+  wr.swap = c->swap;
+  wr.remote_qpn = c->remote_qpn;
+  wr.remote_qkey = c->remote_qkey;
+  if (c->has_ah != 0) wr.ah = dut->adapter->create_ah(av_from(c->ah));
+  // The model names a BIND_MW's window by its current rkey; the ABI by its handle.
+  if (wr.opcode == tx::WrOpcode::BIND_MW) {
+    const mem::MemoryWindow* w = dut->adapter->mem_table().find_mw(mem::MwId{c->bind_mw});
+    wr.bind_mw_handle = w != nullptr ? w->rkey.value() : c->bind_mw;
+  }
+  wr.bind_mr_lkey = c->bind_mr_lkey;
+  wr.bind_addr = c->bind_addr;
+  wr.bind_length = c->bind_length;
+  wr.bind_access = c->bind_access;
+  wr.flush_type = c->flush_type;
+  wr.flush_level = c->flush_level;
+  return model::errno_value(dut->adapter->post_send(qp::Qpn(qpn), wr));
+}
+
+int rocecert_dut_post_recv(rocecert_dut* dut, uint32_t qpn, uint64_t wr_id,
+                           const struct rocecert_dut_sge* sg_list, uint32_t num_sge) {
+  model::RecvWr wr;
+  wr.wr_id = wr_id;
+  wr.sg_list = sges_from(sg_list, num_sge);
+  return model::errno_value(dut->adapter->post_recv(qp::Qpn(qpn), wr));
+}
+
+int rocecert_dut_post_srq_recv(rocecert_dut* dut, uint32_t srq, uint64_t wr_id,
+                               const struct rocecert_dut_sge* sg_list, uint32_t num_sge) {
+  model::RecvWr wr;
+  wr.wr_id = wr_id;
+  wr.sg_list = sges_from(sg_list, num_sge);
+  return model::errno_value(dut->adapter->post_srq_recv(qp::SrqId{srq}, wr));
+}
+
+int rocecert_dut_arm_srq_limit(rocecert_dut* dut, uint32_t srq, uint32_t limit) {
+  return dut->adapter->arm_srq_limit(qp::SrqId{srq}, limit) ? 0 : EINVAL;
+}
+
+int rocecert_dut_poll_cq(rocecert_dut* dut, uint32_t cq, struct rocecert_dut_wc* wc, int max) {
+  if (max <= 0) return 0;
+  const std::vector<cq::Wc> got =
+      dut->adapter->poll_cq(qp::CqId{cq}, static_cast<std::size_t>(max));
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const cq::Wc& w = got[i];
+    wc[i] = {w.wr_id,
+             static_cast<std::uint32_t>(w.status),
+             static_cast<std::uint32_t>(w.opcode),
+             w.vendor_err,
+             w.byte_len,
+             w.imm_data,
+             w.qp_num,
+             w.src_qp,
+             w.wc_flags,
+             w.pkey_index,
+             0};
+  }
+  return static_cast<int>(got.size());
+}
+
+int rocecert_dut_poll_async_event(rocecert_dut* dut, struct rocecert_dut_async_event* event) {
+  if (dut->port.async.empty()) return 0;
+  *event = dut->port.async.front();
+  dut->port.async.pop_front();
+  return 1;
+}
+
+}  // extern "C"

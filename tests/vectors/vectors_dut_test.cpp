@@ -1,0 +1,174 @@
+// The device-under-test plugin path (docs/dut.md): the golden model re-wrapped as a plugin
+// (examples/dut) must pass the whole committed set as each adapter in turn, exactly as the model
+// does when it is called directly; a plugin with a fault must FAIL with the difference named;
+// a plugin lacking a capability or a function makes vectors UNSUPPORTED, never FAIL.
+#include <gtest/gtest.h>
+
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "../support/command.h"
+#include "../support/require_tool.h"
+#include "rocecert/conformance/dut_plugin.h"
+#include "rocecert/vectors/vectors.h"
+
+namespace rocecert::testing {
+namespace {
+
+namespace fs = std::filesystem;
+namespace vec = rocecert::vectors;
+using conformance::DutError;
+using conformance::DutPlugin;
+
+const std::string kSet = std::string(ROCECERT_SOURCE_DIR) + "/vectors";
+const std::string kModelDut = std::string("lib:") + ROCECERT_MODEL_DUT;
+const std::string kWireOnlyDut = std::string("lib:") + ROCECERT_WIRE_ONLY_DUT;
+
+const DutPlugin& model_dut() {
+  static const std::unique_ptr<DutPlugin> p = DutPlugin::load(kModelDut);
+  return *p;
+}
+
+struct Case {
+  std::string path;
+  std::string as;
+};
+
+class VectorOnModelPlugin : public ::testing::TestWithParam<Case> {};
+
+TEST_P(VectorOnModelPlugin, PassesAsOnTheModel) {
+  const vec::Result r = vec::run_dut(vec::load(GetParam().path), model_dut(), GetParam().as);
+  EXPECT_EQ(r.verdict, vec::Verdict::PASS) << vec::to_string(r.verdict);
+  for (const std::string& d : r.differences) ADD_FAILURE() << d;
+  EXPECT_GT(r.checks, 0u);
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  for (const std::string& p : vec::find(kSet))
+    for (const char* as : {"A", "B"}) out.push_back({p, as});
+  return out;
+}
+std::string case_name(const ::testing::TestParamInfo<Case>& p) {
+  std::string id = fs::relative(p.param.path, kSet).replace_extension("").string();
+  for (char& c : id)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return id + "_as_" + p.param.as;
+}
+INSTANTIATE_TEST_SUITE_P(Set, VectorOnModelPlugin, ::testing::ValuesIn(cases()), case_name);
+
+// A device that never acknowledges: the vector fails, and the first difference names the frame.
+TEST(DutPlugin, AFaultyDeviceFailsWithTheFirstDifference) {
+  const std::unique_ptr<DutPlugin> faulty = DutPlugin::load(kModelDut + ",drop_acks");
+  EXPECT_EQ(faulty->args(), "drop_acks");
+  const vec::Result r =
+      vec::run_dut(vec::load(kSet + "/opcodes/rc-send-1pkt-00.json"), *faulty, "B");
+  EXPECT_EQ(r.verdict, vec::Verdict::FAIL);
+  ASSERT_FALSE(r.differences.empty());
+  std::string all;
+  for (const std::string& d : r.differences) all += d + "\n";
+  EXPECT_NE(all.find("opcode: expected RC_ACKNOWLEDGE"), std::string::npos) << all;
+  // The same device as the requester side sends its requests correctly: only the responder's
+  // ACKs are missing, so as A (which acknowledges nothing in this vector) it passes.
+  const vec::Result as_a =
+      vec::run_dut(vec::load(kSet + "/opcodes/rc-send-1pkt-00.json"), *faulty, "A");
+  EXPECT_EQ(as_a.verdict, vec::Verdict::PASS);
+}
+
+TEST(DutPlugin, MissingCapabilityOrFunctionIsUnsupported) {
+  const std::unique_ptr<DutPlugin> p = DutPlugin::load(kWireOnlyDut);
+  EXPECT_TRUE(p->lists_capabilities());
+  EXPECT_EQ(p->capabilities().count("RC"), 1u);
+  vec::Result r = vec::run_dut(vec::load(kSet + "/opcodes/uc-send-1pkt-00.json"), *p, "A");
+  EXPECT_EQ(r.verdict, vec::Verdict::UNSUPPORTED);
+  ASSERT_FALSE(r.differences.empty());
+  EXPECT_NE(r.differences.front().find("does not offer UC"), std::string::npos);
+  r = vec::run_dut(vec::load(kSet + "/opcodes/rc-send-1pkt-00.json"), *p, "A");
+  EXPECT_EQ(r.verdict, vec::Verdict::UNSUPPORTED);
+  ASSERT_FALSE(r.differences.empty());
+  EXPECT_NE(r.differences.front().find("rocecert_dut_alloc_pd"), std::string::npos)
+      << r.differences.front();
+  r = vec::run_dut(vec::load(kSet + "/opcodes/rc-send-1pkt-00.json"), *p, "C");
+  EXPECT_EQ(r.verdict, vec::Verdict::UNSUPPORTED);
+}
+
+TEST(DutPlugin, UnusablePluginsAreNamed) {
+  try {
+    DutPlugin::load("lib:/nonexistent/plugin.so");
+    ADD_FAILURE() << "loaded";
+  } catch (const DutError& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/plugin.so: cannot load"), std::string::npos)
+        << e.what();
+  }
+  try {
+    DutPlugin::load("verbs:mlx5_0");
+    ADD_FAILURE() << "loaded";
+  } catch (const DutError& e) {
+    EXPECT_NE(std::string(e.what()).find("lib:PATH.so"), std::string::npos) << e.what();
+  }
+  // A shared object that is not a plugin (no rocecert_dut_* functions).
+  try {
+    DutPlugin::load("lib:libz.so.1");
+    ADD_FAILURE() << "loaded";
+  } catch (const DutError& e) {
+    const std::string w = e.what();
+    EXPECT_TRUE(w.find("does not export rocecert_dut_abi_version") != std::string::npos ||
+                w.find("cannot load") != std::string::npos)
+        << w;
+  }
+}
+
+// examples/dut/run_vector.py: Python with the standard library only drives the plugin through the
+// C ABI and runs vectors end to end (both adapters on the plugin); a changed expectation fails.
+TEST(DutPlugin, PythonCtypesExampleRunsVectors) {
+  const std::string python = "/usr/bin/python3";
+  ROCECERT_REQUIRE_TOOL(command_succeeds(python + " -c 'import ctypes'"), "python3");
+  const std::string script = std::string(ROCECERT_SOURCE_DIR) + "/examples/dut/run_vector.py";
+  const std::string run = python + " " + script + " " + ROCECERT_MODEL_DUT + " ";
+  for (const char* v : {"opcodes/rc-send-3mtu-00", "opcodes/rc-rdma-read-1pkt-00",
+                        "opcodes/ud-send-1pkt-00", "bugs/stale-rkey-after-dereg-00",
+                        "reliability/ack-timeout-00", "errors/rc-resp-rkey-violation-rxe-00"}) {
+    const std::string path = kSet + "/" + v + ".json";
+    if (!fs::exists(path)) {
+      ADD_FAILURE() << path << " is not in the set any more: pick another";
+      continue;
+    }
+    const CommandResult r = run_command(run + path);
+    EXPECT_EQ(r.exit_code, 0) << v << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out.rfind("PASS ", 0), 0u) << r.out;
+  }
+  std::string text = slurp(kSet + "/opcodes/rc-send-3mtu-00.json");
+  const auto middle = text.find("\"opcode\": \"RC_SEND_MIDDLE\",");
+  ASSERT_NE(middle, std::string::npos);
+  const auto at = text.find("\"psn\": 101", middle);
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"psn\": 101").size(), "\"psn\": 999");
+  const std::string changed = temp_path("vdut", "changed.json");
+  std::ofstream(changed, std::ios::binary) << text;
+  const CommandResult r = run_command(run + changed);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("psn: expected 999, got 101"), std::string::npos) << r.out;
+  fs::remove(changed);
+}
+
+// What a user types in CI, with the plugin as the device.
+TEST(DutPlugin, CommandLine) {
+  const std::string xml = temp_path("vdut", "out.xml");
+  CommandResult r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet +
+                                " --quiet --dut " + kModelDut + " --dut-as B --junit " + xml);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(" PASS, 0 FAIL, 0 UNSUPPORTED (DUT: "), std::string::npos) << r.out;
+  EXPECT_NE(slurp(xml).find("failures=\"0\""), std::string::npos);
+  fs::remove(xml);
+  r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet + " --dut " + kWireOnlyDut);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // UNSUPPORTED is not a failure
+  EXPECT_NE(r.out.find("UNSUPPORTED opcodes/uc-send-1pkt-00"), std::string::npos) << r.out;
+  r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet + " --dut lib:/no/such.so");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/no/such.so: cannot load the plugin"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace rocecert::testing
