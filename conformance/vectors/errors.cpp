@@ -29,6 +29,24 @@ std::vector<Recipe> recipes() {
   Pair no_resources;
   no_resources.b_max_dest_rd_atomic = 0;
   Pair no_bind;  // A's MR lacks MW_BIND
+  Pair small_send_cq;
+  small_send_cq.a_cqe = 1;
+  Pair small_recv_cq;
+  small_recv_cq.b_cqe = 1;
+  small_recv_cq.retry_cnt = 1;  // where the responder's QP fails, A gives up soon
+  small_recv_cq.timeout = 8;
+  Pair few_retries;  // retry_cnt 7 means "forever" in the RXE profile
+  few_retries.retry_cnt = 1;
+  few_retries.timeout = 8;  // 4.096 us * 2^8 = 1 ms
+  Pair no_rnr_retry;
+  no_rnr_retry.rnr_retry = 0;
+  Pair one_loss;  // the first middle packet of a SEND lost on the way to B
+  one_loss.faults = {{"rules", json::array({{{"action", "drop"},
+                                             {"direction", "a_to_b"},
+                                             {"match", {{"opcode", "RC_SEND_MIDDLE"}}},
+                                             {"nth", 1}}})}};
+  Pair no_local_write;
+  no_local_write.a_mr_access = json::array();
   return {
       {E::RESP_QP_ACCESS,
        "resp-qp-access",
@@ -111,6 +129,103 @@ std::vector<Recipe> recipes() {
                                     {"length", 4096},
                                     {"access", json::array({"REMOTE_WRITE"})}}}}));
        }},
+      {E::CQ_OVERFLOW_SEND,
+       "cq-overflow-send",
+       "two signaled SENDs completing into a send CQ of one entry, never polled",
+       {"RC"},
+       small_send_cq,
+       [](json& s) {
+         for (std::uint64_t i = 0; i < 2; ++i)
+           s.push_back(
+               recv("qpB", sge("mrB", 64, static_cast<std::uint32_t>(4096 + 64 * i)), 100 + i));
+         for (std::uint64_t i = 0; i < 2; ++i)
+           s.push_back(post("qpA", wr("SEND", sge("mrA", 64), 1 + i)));
+       }},
+      {E::CQ_OVERFLOW,
+       "cq-overflow",
+       "two SENDs completing receives into a CQ of one entry, never polled",
+       {"RC"},
+       small_recv_cq,
+       [](json& s) {
+         for (std::uint64_t i = 0; i < 2; ++i)
+           s.push_back(
+               recv("qpB", sge("mrB", 64, static_cast<std::uint32_t>(4096 + 64 * i)), 100 + i));
+         for (std::uint64_t i = 0; i < 2; ++i)
+           s.push_back(post("qpA", wr("SEND", sge("mrA", 64), 1 + i)));
+       }},
+      {E::REQ_RETRY_EXCEEDED,
+       "req-retry-exceeded",
+       "a SEND to a peer QP in ERR, which drops it, with retry_cnt 1",
+       {"RC"},
+       few_retries,
+       [](json& s) {
+         s.push_back(step({{"op", "modify_qp"}, {"qp", "qpB"}, {"attr", {{"qp_state", "ERR"}}}}));
+         s.push_back(step({{"op", "run"}}));
+         s.push_back(post("qpA", wr("SEND", sge("mrA", 64))));
+       }},
+      {E::REQ_RNR_RETRY_EXCEEDED,
+       "req-rnr-retry-exceeded",
+       "a SEND to a QP with no receive posted, with rnr_retry 0 (one RNR NAK ends it)",
+       {"RC"},
+       no_rnr_retry,
+       [](json& s) { s.push_back(post("qpA", wr("SEND", sge("mrA", 64)))); }},
+      {E::RESP_PSN_SEQUENCE,
+       "resp-psn-sequence",
+       "a three-packet SEND whose middle packet is lost: a PSN sequence NAK, then go-back-N",
+       {"RC"},
+       one_loss,
+       [](json& s) {
+         s.push_back(recv("qpB", sge("mrB", 3072, 4096)));
+         s.push_back(post("qpA", wr("SEND", sge("mrA", 3072))));
+       }},
+      {E::REQ_LOCAL_SCATTER_PROTECTION,
+       "req-local-scatter-protection",
+       "a READ into a local MR registered without LOCAL_WRITE",
+       {"RC"},
+       no_local_write,
+       [](json& s) { s.push_back(post("qpA", remote(wr("RDMA_READ", sge("mrA", 64))))); }},
+      {E::REQ_LOCAL_QP_OPERATION,
+       "req-local-qp-operation",
+       "a LOCAL_INV of a key that names no MR",
+       {"RC"},
+       Pair{},
+       [](json& s) {
+         s.push_back(post("qpA", {{"wr_id", 1},
+                                  {"opcode", "LOCAL_INV"},
+                                  {"send_flags", json::array({"SIGNALED"})},
+                                  {"invalidate_rkey", 4660}}));
+       }},
+      {E::REQ_UD_MESSAGE_TOO_LONG,
+       "req-ud-message-too-long",
+       "a UD SEND of 2048 bytes on a path MTU of 1024: nothing is sent, the WR succeeds",
+       {"UD"},
+       Pair{},
+       [](json& s) {
+         for (const char* h : {"A", "B"}) {
+           const std::string q = fmt::format("udqp{}", h);
+           s.push_back(step({{"op", "create_qp"},
+                             {"pd", fmt::format("pd{}", h)},
+                             {"as", q},
+                             {"type", "UD"},
+                             {"send_cq", fmt::format("cq{}", h)}}));
+           s.push_back(step({{"op", "modify_qp"},
+                             {"qp", q},
+                             {"attr",
+                              {{"qp_state", "INIT"},
+                               {"pkey_index", 0},
+                               {"port_num", 1},
+                               {"qkey", "0x11111111"}}}}));
+           s.push_back(step({{"op", "modify_qp"}, {"qp", q}, {"attr", {{"qp_state", "RTR"}}}}));
+           s.push_back(step(
+               {{"op", "modify_qp"}, {"qp", q}, {"attr", {{"qp_state", "RTS"}, {"sq_psn", 300}}}}));
+         }
+         s.push_back(recv("udqpB", sge("mrB", 2048 + 40, 4096)));
+         json w = wr("SEND", sge("mrA", 2048));
+         w["ah"] = {{"peer", "B"}};
+         w["remote_qpn"] = "udqpB";
+         w["remote_qkey"] = "0x11111111";
+         s.push_back(post("udqpA", std::move(w)));
+       }},
       {E::QP_MODIFIED_TO_ERR,
        "qp-modified-to-err",
        "send and receive WRs posted, then both QPs moved to ERR before they run",
@@ -151,7 +266,8 @@ std::vector<Generated> error_vectors() {
     const errors::ErrorRow& row = errors::error_row(r.error);
     for (const char* profile : {"IBA", "RXE"}) {
       Vector v;
-      v.id = fmt::format("errors/rc-{}-{}-00", r.slug, lower(profile));
+      v.id =
+          fmt::format("errors/{}-{}-{}-00", lower(r.capabilities.front()), r.slug, lower(profile));
       v.objective =
           fmt::format("{} ({}, error profile {}): {}", row.name, r.what, profile, row.summary);
       v.clauses = {std::string(row.reference)};

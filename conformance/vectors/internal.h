@@ -36,6 +36,9 @@ struct Pair {
   json a_mr_access = json::array({"LOCAL_WRITE"});
   std::uint32_t mtu = 1024;  // the ports' MTU and the QPs' path MTU
   std::uint32_t a_sq_psn = 0, b_sq_psn = 0;
+  std::uint32_t a_cqe = 16, b_cqe = 16;            // each side's one CQ (send and receive)
+  int timeout = 14, retry_cnt = 7, rnr_retry = 7;  // both QPs' RTS attributes
+  json faults;                                     // the link's fault plan; null: none
 };
 json pair_scenario(const Pair& p, const char* error_profile);
 // Steps and work requests for it: SGEs of A's or B's MR (or an lkey never registered), a

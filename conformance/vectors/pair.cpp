@@ -12,6 +12,7 @@ json pair_scenario(const Pair& p, const char* profile) {
   sc["adapters"] = json::array({adapter("A", "02:00:00:00:00:01", "10.0.0.1", prof, p.mtu),
                                 adapter("B", "02:00:00:00:00:02", "10.0.0.2", prof, p.mtu)});
   sc["links"] = json::array({{{"a", "A"}, {"b", "B"}, {"latency_ns", 1000}, {"gbps", 25}}});
+  if (!p.faults.is_null()) sc["links"][0]["faults"] = p.faults;
   json steps = json::array();
   for (const char* h : {"A", "B"}) {
     const bool a = h[0] == 'A';
@@ -27,7 +28,8 @@ json pair_scenario(const Pair& p, const char* profile) {
                                        : json::array({"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ",
                                                       "REMOTE_ATOMIC"})},
                           {"contents", {{"counter", 0}}}}));
-    steps.push_back(step({{"op", "create_cq"}, {"adapter", h}, {"as", cq}, {"cqe", 16}}));
+    steps.push_back(
+        step({{"op", "create_cq"}, {"adapter", h}, {"as", cq}, {"cqe", a ? p.a_cqe : p.b_cqe}}));
     steps.push_back(
         step({{"op", "create_qp"}, {"pd", pd}, {"as", q}, {"type", "RC"}, {"send_cq", cq}}));
   }
@@ -57,9 +59,9 @@ json pair_scenario(const Pair& p, const char* profile) {
                           {"attr",
                            {{"qp_state", "RTS"},
                             {"sq_psn", sq},
-                            {"timeout", 14},
-                            {"retry_cnt", 7},
-                            {"rnr_retry", 7},
+                            {"timeout", p.timeout},
+                            {"retry_cnt", p.retry_cnt},
+                            {"rnr_retry", p.rnr_retry},
                             {"max_rd_atomic", 4}}}}));
   }
   sc["steps"] = std::move(steps);

@@ -9,6 +9,7 @@
 #include "rocecert/conformance/runner.h"
 #include "rocecert/cq/wc.h"
 #include "rocecert/errors/async_event.h"
+#include "rocecert/errors/error_table.h"
 #include "rocecert/trace/observer.h"
 #include "rocecert/wire/headers.h"
 
@@ -80,7 +81,26 @@ class Recorder final : public trace::Observer {
     async[e.adapter].push_back(std::string(errors::to_string(e.kind)));
   }
   std::map<std::uint32_t, std::vector<std::string>> async;  // adapter -> event kinds, in order
+  // The error classes the run met, with the error profile of the adapter that met them (for the
+  // coverage matrix "error class x profile"): a QP forced to ERR names its class; the benign
+  // classes that change no state show as the responder's RNR NAK or PSN sequence NAK.
+  std::vector<std::string> profile_of;  // by adapter id
+  std::set<std::string> errors_met;
+  void met(std::uint32_t adapter, std::string_view error_class) {
+    if (adapter < profile_of.size())
+      errors_met.insert(fmt::format("{} {}", error_class, profile_of[adapter]));
+  }
+  void on_nak(const trace::NakEvent& e) override {
+    const wire::AethKind k = wire::aeth_kind(e.syndrome);
+    if (k == wire::AethKind::RNR_NAK) met(e.adapter, "RESP_RNR");
+    if (k == wire::AethKind::NAK &&
+        e.syndrome == wire::nak_syndrome(wire::NakCode::PSN_SEQUENCE_ERROR))
+      met(e.adapter, "RESP_PSN_SEQUENCE");
+  }
   void on_qp_transition(const trace::QpTransitionEvent& e) override {
+    errors::ErrorClass cls{};
+    if (e.to == qp::QpState::ERR && errors::error_class_from_name(e.cause, cls))
+      met(e.adapter, e.cause);
     const auto key = std::make_pair(e.adapter, e.qpn);
     if (e.from == qp::QpState::RESET && e.to == qp::QpState::INIT && !state.count(key))
       created.push_back(key);
@@ -219,6 +239,8 @@ Generated record(Vector v, json sc) {
   // First run: what the model does.
   const conformance::Scenario first = conformance::parse_scenario(sc.dump(), file);
   Recorder rec;
+  for (const conformance::AdapterSpec& a : first.adapters)
+    rec.profile_of.emplace_back(errors::to_string(a.config.profile.error_profile));
   conformance::RunOptions opt;
   opt.observers.push_back(&rec);
   const conformance::RunResult res = conformance::run_scenario(first, opt);
@@ -226,6 +248,10 @@ Generated record(Vector v, json sc) {
     throw VectorError(fmt::format("{}: the model failed its own scenario: {}: {}", file,
                                   res.failures.front().path, res.failures.front().message));
   sc["steps"].push_back(expectations(first, res, rec, v.opcodes));
+  // The classes the vector names (its area's recipe) and those the run met, once each, sorted.
+  std::set<std::string> errors(v.errors.begin(), v.errors.end());
+  errors.insert(rec.errors_met.begin(), rec.errors_met.end());
+  v.errors.assign(errors.begin(), errors.end());
   v.scenario = std::move(sc);
   for (const Recorder::Sent& s : rec.sent) g.frames.push_back({s.t, s.bytes});
   // Second run: the vector as written must pass.

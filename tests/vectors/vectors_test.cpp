@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
 
 #include "../support/command.h"
 #include "../support/require_tool.h"
+#include "rocecert/errors/error_table.h"
 #include "rocecert/vectors/vectors.h"
 
 namespace rocecert::testing {
@@ -73,7 +75,7 @@ TEST(VectorsCoverage, EveryMatrixIsCoveredOrReasoned) {
       ADD_FAILURE() << m.name << ": " << cell->row << " has no vector and no reason";
   }
   EXPECT_EQ(names, (std::set<std::string>{"opcode x transport", "transition x QP type", "NAK code",
-                                          "WC status"}));
+                                          "WC status", "error class x profile"}));
   for (const vec::Coverage::Matrix& m : c.matrices) {
     if (m.name != "NAK code" && m.name != "WC status") continue;
     for (const vec::Coverage::Cell& cell : m.cells) {
@@ -84,6 +86,28 @@ TEST(VectorsCoverage, EveryMatrixIsCoveredOrReasoned) {
       }
     }
   }
+}
+
+// Every class of the errors table under both profiles; a class is reasoned away only when the
+// model's own peers cannot cause it, and then under both profiles alike.
+TEST(VectorsCoverage, EveryErrorClassUnderBothProfilesIsMetOrHasAReason) {
+  std::vector<vec::Vector> set;
+  for (const std::string& path : vec::find(kSet)) set.push_back(vec::load(path).vector);
+  const vec::Coverage c = vec::coverage(set);
+  const auto m = std::find_if(c.matrices.begin(), c.matrices.end(),
+                              [](const auto& x) { return x.name == "error class x profile"; });
+  ASSERT_NE(m, c.matrices.end());
+  EXPECT_EQ(m->cells.size(), 2 * errors::kErrorClassCount);
+  EXPECT_TRUE(m->missing().empty());
+  std::map<std::string, std::set<bool>> reasoned;  // class -> {reasoned under IBA, under RXE}
+  for (const vec::Coverage::Cell& cell : m->cells) reasoned[cell.row].insert(cell.vectors.empty());
+  for (const auto& [cls, r] : reasoned) EXPECT_EQ(r.size(), 1u) << cls << ": one profile only";
+  // Classes the verbs alone reach are met, not reasoned away.
+  for (const char* cls : {"CQ_OVERFLOW", "CQ_OVERFLOW_SEND", "REQ_RETRY_EXCEEDED",
+                          "REQ_RNR_RETRY_EXCEEDED", "RESP_RNR", "RESP_PSN_SEQUENCE",
+                          "RESP_RKEY_VIOLATION", "REQ_REMOTE_ACCESS", "REQ_LOCAL_PROTECTION",
+                          "REQ_UD_MESSAGE_TOO_LONG", "QP_MODIFIED_TO_ERR", "WR_POSTED_IN_ERR"})
+    EXPECT_EQ(reasoned[cls], (std::set<bool>{false})) << cls;
 }
 
 TEST(VectorsCoverage, EveryTransitionIsTriedOrHasAReason) {
