@@ -137,11 +137,7 @@ std::vector<Generated> boundary_vectors() {
     v.objective = c.objective;
     v.clauses = c.clauses;
     v.capabilities = {"RC"};
-    json sc = pair_scenario(c.pair, "RXE");
-    sc["description"] = v.objective;
-    c.stimulus(sc["steps"]);
-    sc["steps"].push_back(step({{"op", "run"}}));
-    out.push_back(record(std::move(v), std::move(sc)));
+    out.push_back(pair_vector(std::move(v), c.pair, "RXE", c.stimulus));
   }
   return out;
 }

@@ -165,11 +165,7 @@ std::vector<Generated> bug_vectors() {
     v.objective = b.objective;
     v.clauses = b.clauses;
     v.capabilities = {"RC"};
-    json sc = pair_scenario(b.pair, "RXE");
-    sc["description"] = v.objective;
-    b.stimulus(sc["steps"]);
-    sc["steps"].push_back(step({{"op", "run"}}));
-    out.push_back(record(std::move(v), std::move(sc)));
+    out.push_back(pair_vector(std::move(v), b.pair, "RXE", b.stimulus));
   }
   return out;
 }

@@ -47,6 +47,13 @@ std::vector<Recipe> recipes() {
                                              {"nth", 1}}})}};
   Pair no_local_write;
   no_local_write.a_mr_access = json::array();
+  // Two receives on B, two signaled SENDs from A: two completions on each side.
+  const auto two_sends = [](json& s) {
+    for (std::uint64_t i = 0; i < 2; ++i)
+      s.push_back(recv("qpB", sge("mrB", 64, static_cast<std::uint32_t>(4096 + 64 * i)), 100 + i));
+    for (std::uint64_t i = 0; i < 2; ++i)
+      s.push_back(post("qpA", wr("SEND", sge("mrA", 64), 1 + i)));
+  };
   return {
       {E::RESP_QP_ACCESS,
        "resp-qp-access",
@@ -134,25 +141,13 @@ std::vector<Recipe> recipes() {
        "two signaled SENDs completing into a send CQ of one entry, never polled",
        {"RC"},
        small_send_cq,
-       [](json& s) {
-         for (std::uint64_t i = 0; i < 2; ++i)
-           s.push_back(
-               recv("qpB", sge("mrB", 64, static_cast<std::uint32_t>(4096 + 64 * i)), 100 + i));
-         for (std::uint64_t i = 0; i < 2; ++i)
-           s.push_back(post("qpA", wr("SEND", sge("mrA", 64), 1 + i)));
-       }},
+       two_sends},
       {E::CQ_OVERFLOW,
        "cq-overflow",
        "two SENDs completing receives into a CQ of one entry, never polled",
        {"RC"},
        small_recv_cq,
-       [](json& s) {
-         for (std::uint64_t i = 0; i < 2; ++i)
-           s.push_back(
-               recv("qpB", sge("mrB", 64, static_cast<std::uint32_t>(4096 + 64 * i)), 100 + i));
-         for (std::uint64_t i = 0; i < 2; ++i)
-           s.push_back(post("qpA", wr("SEND", sge("mrA", 64), 1 + i)));
-       }},
+       two_sends},
       {E::REQ_RETRY_EXCEEDED,
        "req-retry-exceeded",
        "a SEND to a peer QP in ERR, which drops it, with retry_cnt 1",
@@ -273,11 +268,7 @@ std::vector<Generated> error_vectors() {
       v.clauses = {std::string(row.reference)};
       v.capabilities = r.capabilities;
       v.errors = {fmt::format("{} {}", row.name, profile)};
-      json sc = pair_scenario(r.pair, profile);
-      sc["description"] = v.objective;
-      r.stimulus(sc["steps"]);
-      sc["steps"].push_back(step({{"op", "run"}}));
-      out.push_back(record(std::move(v), std::move(sc)));
+      out.push_back(pair_vector(std::move(v), r.pair, profile, r.stimulus));
     }
   }
   return out;

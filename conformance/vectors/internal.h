@@ -3,6 +3,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+
 #include <initializer_list>
 #include <string>
 #include <utility>
@@ -41,6 +43,10 @@ struct Pair {
   json faults;                                     // the link's fault plan; null: none
 };
 json pair_scenario(const Pair& p, const char* error_profile);
+// A vector on the pair: its setup, `stimulus`, a run to the end, recorded (record()); the
+// scenario's description is the vector's objective.
+Generated pair_vector(Vector v, const Pair& p, const char* error_profile,
+                      const std::function<void(json& steps)>& stimulus);
 // Steps and work requests for it: SGEs of A's or B's MR (or an lkey never registered), a
 // post_send, a post_recv (wr_id 100), a work request, its remote half (an MR name or a number).
 json sge(const char* lkey, std::uint32_t length, std::uint32_t offset = 0);

@@ -68,6 +68,15 @@ json pair_scenario(const Pair& p, const char* profile) {
   return sc;
 }
 
+Generated pair_vector(Vector v, const Pair& p, const char* error_profile,
+                      const std::function<void(json& steps)>& stimulus) {
+  json sc = pair_scenario(p, error_profile);
+  sc["description"] = v.objective;
+  stimulus(sc["steps"]);
+  sc["steps"].push_back(step({{"op", "run"}}));
+  return record(std::move(v), std::move(sc));
+}
+
 json sge(const char* lkey, std::uint32_t length, std::uint32_t offset) {
   return json::array({{{"lkey", lkey}, {"offset", offset}, {"length", length}}});
 }
