@@ -45,9 +45,10 @@ std::string no_status_reason(cq::WcStatus s) {
 std::string no_error_reason(const errors::ErrorRow& row) {
   using E = errors::ErrorClass;
   if (row.detector == errors::Detector::RECEIVER)
-    return "a packet the receiver must drop (malformed, bad ICRC, wrong address, QP, P_Key or "
-           "Q_Key, QP not ready): the model peer never sends one; wire-only stimuli are not in "
-           "vector format 1";
+    return "a packet the receiver must drop that the model peer never sends and the link's "
+           "faults never make (shorter than its headers, TVer not 0, not for a local GID, or "
+           "from another address than the connected QP's): wire-only stimuli are not in vector "
+           "format 1";
   const auto is = [&](std::initializer_list<E> list) {
     for (const E e : list)
       if (row.error == e) return true;

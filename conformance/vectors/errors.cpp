@@ -13,6 +13,35 @@
 namespace rocecert::vectors::detail {
 namespace {
 
+constexpr const char* kQkey = "0x11111111";
+
+// A UD QP on each side (udqpA, udqpB, Q_Key kQkey) beside the RC pair, a receive on B, and one
+// UD SEND of `length` bytes from A to `dest` (a QP name, or a number as "0x...") with Q_Key
+// `qkey`.
+void ud_send(json& s, std::uint32_t length, const char* dest, const char* qkey) {
+  for (const char* h : {"A", "B"}) {
+    const std::string q = fmt::format("udqp{}", h);
+    s.push_back(step({{"op", "create_qp"},
+                      {"pd", fmt::format("pd{}", h)},
+                      {"as", q},
+                      {"type", "UD"},
+                      {"send_cq", fmt::format("cq{}", h)}}));
+    s.push_back(step(
+        {{"op", "modify_qp"},
+         {"qp", q},
+         {"attr", {{"qp_state", "INIT"}, {"pkey_index", 0}, {"port_num", 1}, {"qkey", kQkey}}}}));
+    s.push_back(step({{"op", "modify_qp"}, {"qp", q}, {"attr", {{"qp_state", "RTR"}}}}));
+    s.push_back(
+        step({{"op", "modify_qp"}, {"qp", q}, {"attr", {{"qp_state", "RTS"}, {"sq_psn", 300}}}}));
+  }
+  s.push_back(recv("udqpB", sge("mrB", length + 40, 4096)));
+  json w = wr("SEND", sge("mrA", length));
+  w["ah"] = {{"peer", "B"}};
+  w["remote_qpn"] = dest;
+  w["remote_qkey"] = qkey;
+  s.push_back(post("udqpA", std::move(w)));
+}
+
 struct Recipe {
   errors::ErrorClass error;
   const char* slug;
@@ -47,6 +76,14 @@ std::vector<Recipe> recipes() {
                                              {"nth", 1}}})}};
   Pair no_local_write;
   no_local_write.a_mr_access = json::array();
+  Pair other_pkey;  // B's port has another partition: A's packets are not for it
+  other_pkey.b_profile = {{"pkey", 0x8001}};
+  other_pkey.retry_cnt = 1;
+  other_pkey.timeout = 8;
+  Pair one_corrupted;  // one bit of A's first packet flipped on the way: only the ICRC sees it
+  one_corrupted.faults = {
+      {"rules", json::array({{{"action", "corrupt"}, {"direction", "a_to_b"}, {"nth", 1}}})}};
+  one_corrupted.timeout = 8;
   // Two receives on B, two signaled SENDs from A: two completions on each side.
   const auto two_sends = [](json& s) {
     for (std::uint64_t i = 0; i < 2; ++i)
@@ -195,31 +232,35 @@ std::vector<Recipe> recipes() {
        "a UD SEND of 2048 bytes on a path MTU of 1024: nothing is sent, the WR succeeds",
        {"UD"},
        Pair{},
+       [](json& s) { ud_send(s, 2048, "udqpB", kQkey); }},
+      {E::PKT_QKEY_VIOLATION,
+       "pkt-qkey-violation",
+       "a UD SEND with a Q_Key other than the receiving QP's: dropped without an answer",
+       {"UD"},
+       Pair{},
+       [](json& s) { ud_send(s, 64, "udqpB", "0x22222222"); }},
+      {E::PKT_INVALID_DEST_QP,
+       "pkt-invalid-dest-qp",
+       "a UD SEND to a QP number that B does not have: dropped without an answer",
+       {"UD"},
+       Pair{},
+       [](json& s) { ud_send(s, 64, "0x123456", kQkey); }},
+      {E::PKT_PKEY_VIOLATION,
+       "pkt-pkey-violation",
+       "a SEND to a port of another partition (P_Key 0x8001), with retry_cnt 1: dropped, never "
+       "answered, the requester gives up",
+       {"RC"},
+       other_pkey,
+       [](json& s) { s.push_back(post("qpA", wr("SEND", sge("mrA", 64)))); }},
+      {E::PKT_ICRC_ERROR,
+       "pkt-icrc-error",
+       "a SEND whose first copy has one bit flipped on the link: dropped for its ICRC, resent on "
+       "the ACK timeout, then taken",
+       {"RC"},
+       one_corrupted,
        [](json& s) {
-         for (const char* h : {"A", "B"}) {
-           const std::string q = fmt::format("udqp{}", h);
-           s.push_back(step({{"op", "create_qp"},
-                             {"pd", fmt::format("pd{}", h)},
-                             {"as", q},
-                             {"type", "UD"},
-                             {"send_cq", fmt::format("cq{}", h)}}));
-           s.push_back(step({{"op", "modify_qp"},
-                             {"qp", q},
-                             {"attr",
-                              {{"qp_state", "INIT"},
-                               {"pkey_index", 0},
-                               {"port_num", 1},
-                               {"qkey", "0x11111111"}}}}));
-           s.push_back(step({{"op", "modify_qp"}, {"qp", q}, {"attr", {{"qp_state", "RTR"}}}}));
-           s.push_back(step(
-               {{"op", "modify_qp"}, {"qp", q}, {"attr", {{"qp_state", "RTS"}, {"sq_psn", 300}}}}));
-         }
-         s.push_back(recv("udqpB", sge("mrB", 2048 + 40, 4096)));
-         json w = wr("SEND", sge("mrA", 2048));
-         w["ah"] = {{"peer", "B"}};
-         w["remote_qpn"] = "udqpB";
-         w["remote_qkey"] = "0x11111111";
-         s.push_back(post("udqpA", std::move(w)));
+         s.push_back(recv("qpB", sge("mrB", 64, 4096)));
+         s.push_back(post("qpA", wr("SEND", sge("mrA", 64))));
        }},
       {E::QP_MODIFIED_TO_ERR,
        "qp-modified-to-err",

@@ -41,6 +41,7 @@ struct Pair {
   std::uint32_t a_cqe = 16, b_cqe = 16;            // each side's one CQ (send and receive)
   int timeout = 14, retry_cnt = 7, rnr_retry = 7;  // both QPs' RTS attributes
   json faults;                                     // the link's fault plan; null: none
+  json b_profile = json::object();                 // more of B's profile (docs/scenario.md)
 };
 json pair_scenario(const Pair& p, const char* error_profile);
 // A vector on the pair: its setup, `stimulus`, a run to the end, recorded (record()); the

@@ -9,8 +9,10 @@ json pair_scenario(const Pair& p, const char* profile) {
   json sc;
   sc["seed"] = 1;
   const json prof = {{"error_profile", profile}};
+  json prof_b = prof;
+  prof_b.update(p.b_profile);
   sc["adapters"] = json::array({adapter("A", "02:00:00:00:00:01", "10.0.0.1", prof, p.mtu),
-                                adapter("B", "02:00:00:00:00:02", "10.0.0.2", prof, p.mtu)});
+                                adapter("B", "02:00:00:00:00:02", "10.0.0.2", prof_b, p.mtu)});
   sc["links"] = json::array({{{"a", "A"}, {"b", "B"}, {"latency_ns", 1000}, {"gbps", 25}}});
   if (!p.faults.is_null()) sc["links"][0]["faults"] = p.faults;
   json steps = json::array();

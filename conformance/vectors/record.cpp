@@ -90,6 +90,24 @@ class Recorder final : public trace::Observer {
     if (adapter < profile_of.size())
       errors_met.insert(fmt::format("{} {}", error_class, profile_of[adapter]));
   }
+  // A receiver's silent drop names the admission check that refused the packet
+  // (refmodel/model/adapter.cpp, docs/spec-notes.md §1.9); the table's RECEIVER classes are
+  // those checks.
+  void on_drop(const trace::DropEvent& e) override {
+    static constexpr std::pair<std::string_view, std::string_view> kChecks[] = {
+        {"malformed", "PKT_MALFORMED"},
+        {"not_our_address", "PKT_MALFORMED"},
+        {"tver", "PKT_MALFORMED"},
+        {"icrc", "PKT_ICRC_ERROR"},
+        {"no_such_qp", "PKT_INVALID_DEST_QP"},
+        {"transport_mismatch", "PKT_INVALID_DEST_QP"},
+        {"qp_state", "PKT_QP_NOT_READY"},
+        {"address_mismatch", "PKT_ADDRESS_MISMATCH"},
+        {"pkey", "PKT_PKEY_VIOLATION"},
+        {"qkey", "PKT_QKEY_VIOLATION"}};
+    for (const auto& [reason, cls] : kChecks)
+      if (e.reason == reason) met(e.adapter, cls);
+  }
   void on_nak(const trace::NakEvent& e) override {
     const wire::AethKind k = wire::aeth_kind(e.syndrome);
     if (k == wire::AethKind::RNR_NAK) met(e.adapter, "RESP_RNR");

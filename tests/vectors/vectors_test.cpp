@@ -103,10 +103,12 @@ TEST(VectorsCoverage, EveryErrorClassUnderBothProfilesIsMetOrHasAReason) {
   for (const vec::Coverage::Cell& cell : m->cells) reasoned[cell.row].insert(cell.vectors.empty());
   for (const auto& [cls, r] : reasoned) EXPECT_EQ(r.size(), 1u) << cls << ": one profile only";
   // Classes the verbs alone reach are met, not reasoned away.
-  for (const char* cls : {"CQ_OVERFLOW", "CQ_OVERFLOW_SEND", "REQ_RETRY_EXCEEDED",
-                          "REQ_RNR_RETRY_EXCEEDED", "RESP_RNR", "RESP_PSN_SEQUENCE",
-                          "RESP_RKEY_VIOLATION", "REQ_REMOTE_ACCESS", "REQ_LOCAL_PROTECTION",
-                          "REQ_UD_MESSAGE_TOO_LONG", "QP_MODIFIED_TO_ERR", "WR_POSTED_IN_ERR"})
+  for (const char* cls :
+       {"CQ_OVERFLOW", "CQ_OVERFLOW_SEND", "REQ_RETRY_EXCEEDED", "REQ_RNR_RETRY_EXCEEDED",
+        "RESP_RNR", "RESP_PSN_SEQUENCE", "RESP_RKEY_VIOLATION", "REQ_REMOTE_ACCESS",
+        "REQ_LOCAL_PROTECTION", "REQ_UD_MESSAGE_TOO_LONG", "QP_MODIFIED_TO_ERR", "WR_POSTED_IN_ERR",
+        "PKT_ICRC_ERROR", "PKT_INVALID_DEST_QP", "PKT_QP_NOT_READY", "PKT_PKEY_VIOLATION",
+        "PKT_QKEY_VIOLATION"})
     EXPECT_EQ(reasoned[cls], (std::set<bool>{false})) << cls;
 }
 
