@@ -113,12 +113,14 @@ int run(const VectorsArgs& a) {
     if (!a.filter.empty() && l.vector.id.find(a.filter) == std::string::npos) continue;
     loaded.push_back(std::move(l));
   }
+  if (a.wire_only && a.dut.empty())
+    throw vec::VectorError("--wire-only judges a device: give it with --dut lib:PATH.so");
   std::unique_ptr<conformance::DutPlugin> dut;
   if (!a.dut.empty()) dut = conformance::DutPlugin::load(a.dut);
   std::vector<vec::Result> results;
   double seconds = 0;
   for (const vec::Loaded& l : loaded) {
-    results.push_back(dut ? vec::run_dut(l, *dut, a.dut_as) : vec::run_golden(l));
+    results.push_back(dut ? vec::run_dut(l, *dut, a.dut_as, a.wire_only) : vec::run_golden(l));
     const vec::Result& r = results.back();
     seconds += r.seconds;
     if (!a.quiet || r.verdict == vec::Verdict::FAIL)
@@ -130,8 +132,9 @@ int run(const VectorsArgs& a) {
     fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
     unsupported += r.verdict == vec::Verdict::UNSUPPORTED ? 1u : 0u;
   }
-  const std::string who =
-      dut ? fmt::format("{} as adapter {}", dut->path(), a.dut_as) : "the golden model";
+  const std::string who = dut ? fmt::format("{} as adapter {}{}", dut->path(), a.dut_as,
+                                            a.wire_only ? ", wire only" : "")
+                              : "the golden model";
   fmt::print("{} vectors: {} PASS, {} FAIL, {} UNSUPPORTED (DUT: {})\n", results.size(),
              results.size() - fail - unsupported, fail, unsupported, who);
   if (!a.junit.empty() && !write_file(a.junit, junit(results, seconds)))
@@ -199,6 +202,10 @@ CLI::App* add_vectors_command(CLI::App& app, VectorsArgs& args) {
   run->add_option("--dut-as", args.dut_as,
                   "The adapter of each vector the --dut plays (default A; the model plays the "
                   "others)");
+  run->add_flag("--wire-only", args.wire_only,
+                "Judge the --dut on its frames alone: the model keeps the vector's traffic going "
+                "and the device gets the same frames and verbs, the model's keys and QP numbers "
+                "imposed (docs/dut.md)");
   CLI::App* cov = v->add_subcommand("coverage", "Which cells of the coverage matrices DIR fills");
   cov->add_option("DIR", args.dir, "A vector set")->required();
   cov->add_option("--json", args.json, "Write the matrices as JSON here (- for stdout)");

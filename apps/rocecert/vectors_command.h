@@ -18,6 +18,7 @@ struct VectorsArgs {
   bool quiet = false;     // run: only failures and the summary
   std::string dut;        // run: "lib:PATH.so[,ARGS]", a device-under-test plugin; empty: the model
   std::string dut_as = "A";  // run: the adapter of each vector the plugin plays
+  bool wire_only = false;    // run: judge the plugin's frames only (docs/dut.md)
 };
 
 // Adds `vectors` with its three subcommands to `app`; returns it.

@@ -68,6 +68,9 @@ class Device {
   virtual std::vector<std::pair<errors::AsyncEventType, std::uint32_t>> take_async_events() {
     return {};
   }
+  // Differences found since the last call, for the step that caused them (wire-only: a verb the
+  // device answered otherwise than the model).
+  virtual std::vector<std::string> take_differences() { return {}; }
 };
 
 // The golden model's adapter.
@@ -82,5 +85,16 @@ std::unique_ptr<Device> make_plugin_device(const DutPlugin& plugin, const std::s
                                            trace::Observer& observer);
 // Joins a plugin device to the link its port is an end of (call once the link exists).
 void attach_plugin_device(Device& device, model::Link& link);
+
+// Wire-only (rocecert/dut.h): `adapter` plays the vector as the model does and answers the
+// runner; a plugin instance gets the same verbs with the model's keys and QP numbers imposed and,
+// once listen_wire_only_device joins it to the link, every frame that reaches the adapter. What
+// it emits is appended to `sent`; verbs it answers otherwise than the model are differences.
+std::unique_ptr<Device> make_wire_only_device(const DutPlugin& plugin,
+                                              const std::string& adapter_json,
+                                              model::Adapter& adapter, sim::EventQueue& events,
+                                              trace::Observer& observer,
+                                              std::vector<std::vector<std::uint8_t>>& sent);
+void listen_wire_only_device(Device& device, model::Link& link);
 
 }  // namespace rocecert::conformance

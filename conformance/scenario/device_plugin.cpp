@@ -120,9 +120,16 @@ std::vector<rocecert_dut_sge> to_c(const std::vector<tx::Sge>& sges) {
 
 class PluginDevice final : public Device {
  public:
+  // `collect`: a wire-only run (wire-only device below): what the device emits is kept there
+  // instead of being sent.
   PluginDevice(const DutPlugin& plugin, model::Adapter& port, sim::EventQueue& events,
-               trace::Observer& observer)
-      : api_(plugin.api()), plugin_(plugin), port_(port), events_(events), observer_(observer) {}
+               trace::Observer& observer, std::vector<std::vector<std::uint8_t>>* collect = nullptr)
+      : api_(plugin.api()),
+        plugin_(plugin),
+        port_(port),
+        events_(events),
+        observer_(observer),
+        collect_(collect) {}
   ~PluginDevice() override {
     if (wake_ != 0) events_.cancel(wake_);
     if (dut_ != nullptr) api_.destroy(dut_);
@@ -143,6 +150,7 @@ class PluginDevice final : public Device {
     cfg.args = plugin_.args().c_str();
     cfg.emit = &PluginDevice::emit_thunk;
     cfg.host = this;
+    cfg.wire_only = collect_ != nullptr ? 1 : 0;
     char error[512] = {0};
     dut_ = api_.create(&cfg, error, sizeof error);
     if (dut_ == nullptr)
@@ -150,6 +158,15 @@ class PluginDevice final : public Device {
                                  plugin_.path(), c.name,
                                  error[0] != 0 ? error : "no reason given"));
     settle();
+  }
+
+  // Wire-only: the frames the link brings to the port reach the device too.
+  void listen(model::Link& link) {
+    link.tap(port_, [this](std::vector<std::uint8_t> frame) {
+      sync();
+      api_.receive(dut_, frame.data(), frame.size());
+      settle();
+    });
   }
 
   void attach(model::Link& link) {
@@ -179,7 +196,11 @@ class PluginDevice final : public Device {
     return out;
   }
   mem::Result<mem::MrKeys> reg_mr(const mem::MrRegistration& r) override {
-    std::uint32_t lkey = 0, rkey = 0;
+    return reg_mr_as(r, {});
+  }
+  // With the keys imposed (wire-only; zero otherwise).
+  mem::Result<mem::MrKeys> reg_mr_as(const mem::MrRegistration& r, const mem::MrKeys& imposed) {
+    std::uint32_t lkey = imposed.lkey.value(), rkey = imposed.rkey.value();
     const int e = call("reg_mr", api_.reg_mr, r.pd.value, r.addr, r.length, r.iova.value_or(r.addr),
                        static_cast<std::uint32_t>(r.access), &lkey, &rkey);
     mem::MrKeys k;
@@ -192,7 +213,10 @@ class PluginDevice final : public Device {
     return mem_error(call("dereg_mr", api_.dereg_mr, mr.lkey.value()));
   }
   mem::Result<mem::MwKeys> alloc_mw(mem::Pd pd, mem::MwType type) override {
-    std::uint32_t mw = 0, rkey = 0;
+    return alloc_mw_as(pd, type, {});
+  }
+  mem::Result<mem::MwKeys> alloc_mw_as(mem::Pd pd, mem::MwType type, const mem::MwKeys& imposed) {
+    std::uint32_t mw = 0, rkey = imposed.rkey.value();
     const int e =
         call("alloc_mw", api_.alloc_mw, pd.value, static_cast<std::uint32_t>(type), &mw, &rkey);
     if (e == 0) mw_rkeys_[mw] = rkey;
@@ -209,7 +233,8 @@ class PluginDevice final : public Device {
     call("create_cq", api_.create_cq, cqe, &cq);
     return qp::CqId{cq};
   }
-  qp::CreateResult create_qp(const qp::CreateQpParams& p) override {
+  qp::CreateResult create_qp(const qp::CreateQpParams& p) override { return create_qp_as(p, {}); }
+  qp::CreateResult create_qp_as(const qp::CreateQpParams& p, qp::Qpn imposed) {
     rocecert_dut_qp_init init{};
     init.qp_type = static_cast<std::uint32_t>(p.type);
     init.pd = p.pd.value;
@@ -223,7 +248,7 @@ class PluginDevice final : public Device {
     init.max_recv_sge = p.caps.max_recv_sge;
     init.max_inline_data = p.caps.max_inline_data;
     init.sq_sig_all = p.sq_sig_all ? 1 : 0;
-    std::uint32_t qpn = 0;
+    std::uint32_t qpn = imposed.value();
     const int e = call("create_qp", api_.create_qp, &init, &qpn);
     qp::CreateResult r;
     r.error = e == 0 ? qp::ModifyError::OK : qp::ModifyError::INVALID_CAP;
@@ -376,6 +401,10 @@ class PluginDevice final : public Device {
     std::vector<std::vector<std::uint8_t>> out;
     out.swap(outbox_);
     for (std::vector<std::uint8_t>& f : out) {
+      if (collect_ != nullptr) {
+        collect_->push_back(std::move(f));
+        continue;
+      }
       observer_.on_frame({events_.now(), port_.id(), trace::Direction::TX, f, nullptr});
       if (link_ != nullptr) link_->transmit(port_, std::move(f));
     }
@@ -435,6 +464,7 @@ class PluginDevice final : public Device {
   model::Adapter& port_;
   sim::EventQueue& events_;
   trace::Observer& observer_;
+  std::vector<std::vector<std::uint8_t>>* collect_;
   model::Link* link_ = nullptr;
   rocecert_dut* dut_ = nullptr;
   std::vector<std::vector<std::uint8_t>> outbox_;
@@ -448,7 +478,168 @@ class PluginDevice final : public Device {
   std::map<std::uint32_t, std::uint32_t> mw_rkeys_;  // window handle -> its last known rkey
 };
 
+// Wire-only (rocecert/dut.h): the model's adapter answers the runner; the plugin gets the same
+// verbs with the model's keys and QP numbers imposed, its own handles (PD, CQ, SRQ, MW) mapped
+// from the model's. A verb the model and the device answer differently (at errno level) is a
+// difference; what the device emits is collected by its PluginDevice.
+class WireOnlyDevice final : public Device {
+ public:
+  WireOnlyDevice(std::unique_ptr<Device> shadow, std::unique_ptr<PluginDevice> dut)
+      : shadow_(std::move(shadow)), dut_(std::move(dut)) {}
+
+  PluginDevice& dut() { return *dut_; }
+
+  bool exact_errors() const override { return true; }
+  std::vector<std::string> take_differences() override {
+    std::vector<std::string> out;
+    out.swap(diffs_);
+    return out;
+  }
+
+  mem::Result<mem::Pd> alloc_pd() override {
+    const mem::Result<mem::Pd> r = shadow_->alloc_pd();
+    const mem::Result<mem::Pd> d = dut_->alloc_pd();
+    agree("alloc_pd", mem::errno_value(r.error));
+    if (r.ok()) pds_[r.value.value] = d.value.value;
+    return r;
+  }
+  bool write_memory(std::uint64_t addr, const std::vector<std::uint8_t>& bytes) override {
+    dut_->write_memory(addr, bytes);
+    return shadow_->write_memory(addr, bytes);
+  }
+  std::vector<std::uint8_t> read_memory(std::uint64_t addr, std::size_t len) override {
+    return shadow_->read_memory(addr, len);
+  }
+  mem::Result<mem::MrKeys> reg_mr(const mem::MrRegistration& reg) override {
+    const mem::Result<mem::MrKeys> r = shadow_->reg_mr(reg);
+    mem::MrRegistration d = reg;
+    d.pd = mem::Pd{map(pds_, reg.pd.value)};
+    (void)dut_->reg_mr_as(d, r.value);
+    agree("reg_mr", mem::errno_value(r.error));
+    return r;
+  }
+  mem::MemErrc dereg_mr(const mem::MrKeys& mr) override {
+    const mem::MemErrc e = shadow_->dereg_mr(mr);
+    (void)dut_->dereg_mr(mr);
+    agree("dereg_mr", mem::errno_value(e));
+    return e;
+  }
+  mem::Result<mem::MwKeys> alloc_mw(mem::Pd pd, mem::MwType type) override {
+    const mem::Result<mem::MwKeys> r = shadow_->alloc_mw(pd, type);
+    const mem::Result<mem::MwKeys> d =
+        dut_->alloc_mw_as(mem::Pd{map(pds_, pd.value)}, type, r.value);
+    agree("alloc_mw", mem::errno_value(r.error));
+    if (r.ok()) mws_[r.value.id.index] = d.value.id.index;
+    return r;
+  }
+  std::uint32_t mw_rkey(const mem::MwKeys& mw) override {
+    // Keeps the plugin device's record of the window's key current (BIND_MW names it by key).
+    (void)dut_->mw_rkey(mem::MwKeys{mem::MwId{map(mws_, mw.id.index)}, mw.rkey});
+    return shadow_->mw_rkey(mw);
+  }
+  qp::CqId create_cq(std::uint32_t cqe) override {
+    const qp::CqId c = shadow_->create_cq(cqe);
+    cqs_[c.value] = dut_->create_cq(cqe).value;
+    return c;
+  }
+  qp::CreateResult create_qp(const qp::CreateQpParams& p) override {
+    const qp::CreateResult r = shadow_->create_qp(p);
+    qp::CreateQpParams d = p;
+    d.pd = qp::PdId{map(pds_, p.pd.value)};
+    d.send_cq = qp::CqId{map(cqs_, p.send_cq.value)};
+    d.recv_cq = qp::CqId{map(cqs_, p.recv_cq.value)};
+    if (p.srq) d.srq = qp::SrqId{map(srqs_, p.srq->value)};
+    (void)dut_->create_qp_as(d, r.qpn);
+    agree("create_qp", qp::errno_value(r.error));
+    return r;
+  }
+  qp::SrqId create_srq(std::uint32_t max_wr, std::uint32_t max_sge) override {
+    const qp::SrqId s = shadow_->create_srq(max_wr, max_sge);
+    srqs_[s.value] = dut_->create_srq(max_wr, max_sge).value;
+    return s;
+  }
+  model::PostError post_srq_recv(qp::SrqId srq, const model::RecvWr& wr) override {
+    const model::PostError e = shadow_->post_srq_recv(srq, wr);
+    (void)dut_->post_srq_recv(qp::SrqId{map(srqs_, srq.value)}, wr);
+    agree("post_srq_recv", model::errno_value(e));
+    return e;
+  }
+  bool arm_srq_limit(qp::SrqId srq, std::uint32_t limit) override {
+    (void)dut_->arm_srq_limit(qp::SrqId{map(srqs_, srq.value)}, limit);
+    return shadow_->arm_srq_limit(srq, limit);
+  }
+  qp::ModifyResult modify_qp(qp::Qpn qpn, const qp::QpAttr& attr, qp::AttrMask mask) override {
+    const qp::ModifyResult r = shadow_->modify_qp(qpn, attr, mask);
+    (void)dut_->modify_qp(qpn, attr, mask);
+    agree("modify_qp", qp::errno_value(r.check.error));
+    return r;
+  }
+  model::PostError post_recv(qp::Qpn qpn, const model::RecvWr& wr) override {
+    const model::PostError e = shadow_->post_recv(qpn, wr);
+    (void)dut_->post_recv(qpn, wr);
+    agree("post_recv", model::errno_value(e));
+    return e;
+  }
+  model::PostError post_send(qp::Qpn qpn, tx::SendWr wr,
+                             const std::optional<qp::AddressVector>& ah) override {
+    const model::PostError e = shadow_->post_send(qpn, wr, ah);
+    (void)dut_->post_send(qpn, std::move(wr), ah);
+    agree("post_send", model::errno_value(e));
+    return e;
+  }
+  std::vector<cq::Wc> poll_cq(qp::CqId cq, std::size_t max) override {
+    // The device's completions are not judged in a wire-only run; its CQs are kept empty.
+    if (dut_has_poll_) {
+      try {
+        while (!dut_->poll_cq(qp::CqId{map(cqs_, cq.value)}, 64).empty()) {
+        }
+      } catch (const DeviceUnsupported&) {
+        dut_has_poll_ = false;
+      }
+    }
+    return shadow_->poll_cq(cq, max);
+  }
+  std::optional<qp::QpState> qp_state(qp::Qpn qpn) override { return shadow_->qp_state(qpn); }
+
+ private:
+  static std::uint32_t map(const std::map<std::uint32_t, std::uint32_t>& m, std::uint32_t v) {
+    const auto it = m.find(v);
+    return it != m.end() ? it->second : v;
+  }
+  void agree(const char* verb, int model_errno) {
+    const int got = dut_->last_errno();
+    if (got == model_errno) return;
+    const auto name = [](int e) -> std::string {
+      if (e == 0) return "success";
+      const char* n = strerrorname_np(e);
+      return n != nullptr ? n : fmt::format("errno {}", e);
+    };
+    diffs_.push_back(fmt::format("{}: the model answered {}, the device {}", verb,
+                                 name(model_errno), name(got)));
+  }
+
+  std::unique_ptr<Device> shadow_;
+  std::unique_ptr<PluginDevice> dut_;
+  std::map<std::uint32_t, std::uint32_t> pds_, cqs_, srqs_, mws_;  // model's -> device's
+  std::vector<std::string> diffs_;
+  bool dut_has_poll_ = true;
+};
+
 }  // namespace
+
+std::unique_ptr<Device> make_wire_only_device(const DutPlugin& plugin,
+                                              const std::string& adapter_json,
+                                              model::Adapter& adapter, sim::EventQueue& events,
+                                              trace::Observer& observer,
+                                              std::vector<std::vector<std::uint8_t>>& sent) {
+  auto dut = std::make_unique<PluginDevice>(plugin, adapter, events, observer, &sent);
+  dut->create(adapter_json);
+  return std::make_unique<WireOnlyDevice>(make_model_device(adapter), std::move(dut));
+}
+
+void listen_wire_only_device(Device& device, model::Link& link) {
+  static_cast<WireOnlyDevice&>(device).dut().listen(link);
+}
 
 std::unique_ptr<Device> make_plugin_device(const DutPlugin& plugin, const std::string& adapter_json,
                                            model::Adapter& port, sim::EventQueue& events,

@@ -43,6 +43,32 @@ struct SentFrame {
   std::optional<std::uint32_t> dmalen;
 };
 
+// The fields of a frame that expectations compare; `parsed` when the sender decoded it already.
+SentFrame sent_frame(std::uint32_t adapter, wire::ByteSpan bytes, const wire::ParsedFrame* parsed) {
+  wire::ParsedFrame local;
+  if (parsed == nullptr) {
+    wire::DecodeOptions opts;
+    opts.verify_icrc = false;
+    local = wire::decode(bytes, opts);
+  }
+  const wire::ParsedFrame& p = parsed != nullptr ? *parsed : local;
+  SentFrame f;
+  f.adapter = adapter;
+  if (p.has_bth && !p.has_error) {
+    f.opcode = p.bth.opcode;
+    f.dqpn = p.bth.dqpn;
+    f.psn = p.bth.psn;
+    f.ackreq = p.bth.ackreq;
+    f.payload_len = p.payload_len;
+    if (p.has(wire::Header::Aeth)) {
+      f.syndrome = p.aeth.syndrome;
+      f.msn = p.aeth.msn;
+    }
+    if (p.has(wire::Header::Reth)) f.dmalen = p.reth.dmalen;
+  }
+  return f;
+}
+
 // Counts transmitted frames, remembers when each completion entered its CQ (CQs are FIFO, so
 // the n-th completion polled from a CQ is the n-th one pushed), and keeps the asynchronous
 // events and the injected faults.
@@ -53,28 +79,7 @@ class RunObserver final : public trace::Observer {
     if (e.dir != trace::Direction::TX) return;
     ++frames;
     if (!record_frames) return;
-    wire::ParsedFrame local;
-    if (e.parsed == nullptr) {  // an event without the adapter's decode
-      wire::DecodeOptions opts;
-      opts.verify_icrc = false;
-      local = wire::decode(e.bytes, opts);
-    }
-    const wire::ParsedFrame& p = e.parsed != nullptr ? *e.parsed : local;
-    SentFrame f;
-    f.adapter = e.adapter;
-    if (p.has_bth && !p.has_error) {
-      f.opcode = p.bth.opcode;
-      f.dqpn = p.bth.dqpn;
-      f.psn = p.bth.psn;
-      f.ackreq = p.bth.ackreq;
-      f.payload_len = p.payload_len;
-      if (p.has(wire::Header::Aeth)) {
-        f.syndrome = p.aeth.syndrome;
-        f.msn = p.aeth.msn;
-      }
-      if (p.has(wire::Header::Reth)) f.dmalen = p.reth.dmalen;
-    }
-    sent.push_back(f);
+    sent.push_back(sent_frame(e.adapter, e.bytes, e.parsed));
   }
   void on_cqe(const trace::CqeEvent& e) override { cqe_times[{e.adapter, e.cq}].push_back(e.t); }
   void on_async_event(const trace::AsyncEvent& e) override {
@@ -170,6 +175,7 @@ class Runner {
     for (const Step& s : sc_.steps)
       if (const auto* e = std::get_if<ExpectStep>(&s.body); e != nullptr && e->frames)
         counter_.record_frames = true;
+    if (opt_.dut != nullptr && opt_.wire_only) counter_.record_frames = true;
     for (trace::Observer* o : opt_.observers) sim_.observers().add(o);
     sim_.observers().add(&counter_);  // after record_frames: it says whether frames are decoded
     for (std::size_t i = 0; i < sc_.adapters.size(); ++i) {
@@ -179,7 +185,10 @@ class Runner {
       adapters_.push_back(&a);
       // A plugin plays the adapter --dut-as names: the model adapter then only lends the link
       // end its identity (device.h).
-      if (plays(i)) {
+      if (plays(i) && opt_.wire_only) {
+        devices_.push_back(make_wire_only_device(*opt_.dut, sc_.adapters[i].json, a, sim_.events(),
+                                                 sim_.observers(), dut_sent_));
+      } else if (plays(i)) {
         devices_.push_back(make_plugin_device(*opt_.dut, sc_.adapters[i].json, a, sim_.events(),
                                               sim_.observers()));
       } else {
@@ -191,8 +200,14 @@ class Runner {
       links_.push_back(
           &sim_.connect(*adapters_[l.a], *adapters_[l.b], l.latency_ns, l.gbps,
                         l.install_after_step == SIZE_MAX ? l.faults : model::FaultPlan{}));
-      if (plays(l.a)) attach_plugin_device(*devices_[l.a], *links_.back());
-      if (plays(l.b)) attach_plugin_device(*devices_[l.b], *links_.back());
+      for (const std::size_t end : {l.a, l.b}) {
+        if (!plays(end)) continue;
+        if (opt_.wire_only) {
+          listen_wire_only_device(*devices_[end], *links_.back());
+        } else {
+          attach_plugin_device(*devices_[end], *links_.back());
+        }
+      }
     }
     if (opt_.out && !opt_.quiet && !sc_.description.empty())
       fmt::print(opt_.out, "{}: {}\n", sc_.file, sc_.description);
@@ -200,9 +215,12 @@ class Runner {
       for (std::size_t i = 0; i < sc_.steps.size(); ++i) {
         const Step& s = sc_.steps[i];
         std::visit([&](const auto& body) { exec(s, body); }, s.body);
+        for (const auto& d : devices_)
+          for (const std::string& diff : d->take_differences()) fail(s.path, "device: " + diff);
         install_faults_after(i);
       }
       poll_all();
+      if (opt_.dut != nullptr && opt_.wire_only) compare_wire();
     } catch (const DeviceUnsupported& e) {
       result_.unsupported = e.what();
     }
@@ -765,6 +783,54 @@ class Runner {
     frames_checked_ = sent.size();
   }
 
+  // Wire-only: the frames the device emitted against those the model sent as its adapter, in
+  // order (the first ten differences named).
+  void compare_wire() {
+    std::size_t index = SIZE_MAX;
+    for (std::size_t i = 0; i < sc_.adapters.size(); ++i)
+      if (plays(i)) index = i;
+    if (index == SIZE_MAX) return;
+    const std::uint32_t id = adapters_[index]->id();
+    const std::string& name = sc_.adapters[index].config.name;
+    std::vector<SentFrame> want;
+    for (const SentFrame& f : counter_.sent)
+      if (f.adapter == id) want.push_back(f);
+    std::size_t reported = 0;
+    const std::size_t n = std::min(want.size(), dut_sent_.size());
+    for (std::size_t i = 0; i < n && reported < 10; ++i) {
+      ++result_.checks;
+      const SentFrame& w = want[i];
+      const SentFrame g = sent_frame(id, dut_sent_[i], nullptr);
+      std::string diffs;
+      const auto diff = [&](std::string_view field, const std::string& a, const std::string& b) {
+        if (a != b)
+          diffs += fmt::format("{}{}: expected {}, got {}", diffs.empty() ? "" : "; ", field, a, b);
+      };
+      diff("opcode", std::string(wire::opcode_info(w.opcode).name),
+           std::string(wire::opcode_info(g.opcode).name));
+      diff("dest_qp", fmt::format("{:#x}", w.dqpn), fmt::format("{:#x}", g.dqpn));
+      diff("psn", std::to_string(w.psn), std::to_string(g.psn));
+      diff("ackreq", w.ackreq ? "true" : "false", g.ackreq ? "true" : "false");
+      diff("aeth", w.syndrome ? std::string(wire::aeth_name(*w.syndrome)) : "none",
+           g.syndrome ? std::string(wire::aeth_name(*g.syndrome)) : "none");
+      if (w.syndrome && g.syndrome) diff("msn", std::to_string(w.msn), std::to_string(g.msn));
+      diff("payload_len", std::to_string(w.payload_len), std::to_string(g.payload_len));
+      diff("dmalen", w.dmalen ? std::to_string(*w.dmalen) : "none",
+           g.dmalen ? std::to_string(*g.dmalen) : "none");
+      if (diffs.empty()) continue;
+      fail("wire",
+           fmt::format("frame {} from {}: {} (the model's: {})", i + 1, name, diffs, describe(w)));
+      ++reported;
+    }
+    ++result_.checks;
+    if (want.size() != dut_sent_.size())
+      fail("wire", fmt::format("{} sent {} frame{}, the model {}{}", name, dut_sent_.size(),
+                               dut_sent_.size() == 1 ? "" : "s", want.size(),
+                               want.size() > dut_sent_.size()
+                                   ? fmt::format("; the first missing: {}", describe(want[n]))
+                                   : std::string()));
+  }
+
   void check_completions(const Step& s, const CqExpect& e) {
     if (!need(e.cq, s)) return;
     const std::size_t adapter = sc_.objects[e.cq].adapter_index;
@@ -865,7 +931,8 @@ class Runner {
   std::size_t frames_checked_ = 0;  // counter_.sent[0, this) were matched by "frames" already
   model::Simulation sim_;
   std::vector<model::Adapter*> adapters_;
-  std::vector<std::unique_ptr<Device>> devices_;  // per adapter: the model's or a plugin's
+  std::vector<std::unique_ptr<Device>> devices_;     // per adapter: the model's or a plugin's
+  std::vector<std::vector<std::uint8_t>> dut_sent_;  // wire-only: what the plugin emitted
   std::vector<model::Link*> links_;
   std::vector<ObjState> objs_;
   std::map<ObjId, std::vector<cq::Wc>> pending_;

@@ -174,7 +174,8 @@ Result run_golden(const Loaded& v) {
   return run_with(v, {});
 }
 
-Result run_dut(const Loaded& v, const conformance::DutPlugin& dut, const std::string& dut_as) {
+Result run_dut(const Loaded& v, const conformance::DutPlugin& dut, const std::string& dut_as,
+               bool wire_only) {
   const auto unsupported = [&](std::string why) {
     Result r;
     r.id = v.vector.id;
@@ -194,6 +195,7 @@ Result run_dut(const Loaded& v, const conformance::DutPlugin& dut, const std::st
   conformance::RunOptions o;
   o.dut = &dut;
   o.dut_as = dut_as;
+  o.wire_only = wire_only;
   return run_with(v, o);
 }
 

@@ -88,7 +88,17 @@ struct rocecert_dut {
   sim::EventQueue events;
   Port port;
   std::unique_ptr<model::Adapter> adapter;
+  // A wire-only run imposes the keys and QP numbers the runner's model gave. This model cannot
+  // take numbers from outside, but with the same seed and the same verbs it hands out the same
+  // ones: it checks that, and refuses (EINVAL) if they ever differ.
+  bool wire_only = false;
 };
+
+namespace {
+int imposed(const rocecert_dut* dut, std::uint32_t wanted, std::uint32_t got) {
+  return dut->wire_only && wanted != got ? EINVAL : 0;
+}
+}  // namespace
 
 extern "C" {
 
@@ -112,6 +122,7 @@ rocecert_dut* rocecert_dut_create(const struct rocecert_dut_config* config, char
         config->args != nullptr && std::strstr(config->args, "drop_acks") != nullptr;
     d->adapter = std::make_unique<model::Adapter>(0, config_from(*config), d->events, d->port);
     d->adapter->attach(&d->port);
+    d->wire_only = config->wire_only != 0;
     return d.release();
   } catch (const std::exception& e) {
     if (error != nullptr && error_len > 0) {
@@ -164,9 +175,12 @@ int rocecert_dut_reg_mr(rocecert_dut* dut, uint32_t pd, uint64_t addr, uint64_t 
   reg.length = length;
   reg.access = static_cast<mem::Access>(access);
   if (iova != addr) reg.iova = iova;
+  const std::uint32_t want_lkey = *lkey, want_rkey = *rkey;
   const mem::Result<mem::MrKeys> r = dut->adapter->reg_mr(reg);
   *lkey = r.value.lkey.value();
   *rkey = r.value.rkey.value();
+  if (r.ok() && (imposed(dut, want_lkey, *lkey) != 0 || imposed(dut, want_rkey, *rkey) != 0))
+    return EINVAL;
   return mem::errno_value(r.error);
 }
 
@@ -179,8 +193,10 @@ int rocecert_dut_alloc_mw(rocecert_dut* dut, uint32_t pd, uint32_t type, uint32_
                           uint32_t* rkey) {
   const mem::Result<mem::MwKeys> r =
       dut->adapter->mem_table().alloc_mw(mem::Pd{pd}, static_cast<mem::MwType>(type));
+  const std::uint32_t want_rkey = *rkey;
   *mw = r.value.id.index;
   *rkey = r.value.rkey.value();
+  if (r.ok() && imposed(dut, want_rkey, *rkey) != 0) return EINVAL;
   return mem::errno_value(r.error);
 }
 
@@ -212,8 +228,10 @@ int rocecert_dut_create_qp(rocecert_dut* dut, const struct rocecert_dut_qp_init*
   p.caps = {init->max_send_wr, init->max_recv_wr, init->max_send_sge, init->max_recv_sge,
             init->max_inline_data};
   p.sq_sig_all = init->sq_sig_all != 0;
+  const std::uint32_t want = *qpn;
   const qp::CreateResult r = dut->adapter->create_qp(p);
   *qpn = r.qpn.value();
+  if (r.ok() && imposed(dut, want, *qpn) != 0) return EINVAL;
   return qp::errno_value(r.error);
 }
 

@@ -39,7 +39,7 @@ def u32_fields(*names):
 class Config(ctypes.Structure):
     _fields_ = [("abi_version", c_uint32), ("name", c_char_p), ("mac", c_uint8 * 6), ("gid", c_uint8 * 16),
                 ("port_mtu", c_uint32), ("seed", c_uint64), ("adapter_json", c_char_p), ("args", c_char_p),
-                ("emit", EMIT_FN), ("host", c_void_p)]
+                ("emit", EMIT_FN), ("host", c_void_p), ("wire_only", c_uint32), ("reserved", c_uint32)]
 
 class Sge(ctypes.Structure):
     _fields_ = [("addr", c_uint64), ("length", c_uint32), ("lkey", c_uint32)]

@@ -66,6 +66,10 @@ void Link::divert(const Adapter& end, Receiver receiver) {
   diverted_[&end == &a_ ? 1 : 0] = std::move(receiver);
 }
 
+void Link::tap(const Adapter& end, Receiver listener) {
+  tapped_[&end == &a_ ? 1 : 0] = std::move(listener);
+}
+
 void Link::schedule_delivery(std::size_t dir, sim::SimTime at, std::vector<std::uint8_t> frame,
                              unsigned copies) {
   if (const Receiver& r = diverted_[dir]) {
@@ -75,6 +79,14 @@ void Link::schedule_delivery(std::size_t dir, sim::SimTime at, std::vector<std::
     return;
   }
   Adapter& to = dir == 0 ? b_ : a_;
+  if (const Receiver& t = tapped_[dir]) {
+    for (unsigned i = 0; i < copies; ++i)
+      events_.schedule_at(at, [&t, &to, f = frame]() mutable {
+        t(f);
+        to.receive(std::move(f));
+      });
+    return;
+  }
   for (unsigned i = 1; i < copies; ++i)
     events_.schedule_at(at, [&to, f = frame]() mutable { to.receive(std::move(f)); });
   events_.schedule_at(at, [&to, f = std::move(frame)]() mutable { to.receive(std::move(f)); });

@@ -4,7 +4,6 @@
 // a plugin lacking a capability or a function makes vectors UNSUPPORTED, never FAIL.
 #include <gtest/gtest.h>
 
-#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -31,33 +30,48 @@ const DutPlugin& model_dut() {
   return *p;
 }
 
-struct Case {
-  std::string path;
-  std::string as;
-};
-
-class VectorOnModelPlugin : public ::testing::TestWithParam<Case> {};
-
-TEST_P(VectorOnModelPlugin, PassesAsOnTheModel) {
-  const vec::Result r = vec::run_dut(vec::load(GetParam().path), model_dut(), GetParam().as);
-  EXPECT_EQ(r.verdict, vec::Verdict::PASS) << vec::to_string(r.verdict);
-  for (const std::string& d : r.differences) ADD_FAILURE() << d;
-  EXPECT_GT(r.checks, 0u);
+// One test for the whole set (loading it is most of the cost, under ASan above all); a failure
+// names the vector and the adapter.
+TEST(DutPlugin, TheWholeSetPassesAsOnTheModelAsEachAdapter) {
+  std::size_t runs = 0;
+  for (const std::string& path : vec::find(kSet)) {
+    const vec::Loaded v = vec::load(path);
+    for (const char* as : {"A", "B"}) {
+      const vec::Result r = vec::run_dut(v, model_dut(), as);
+      ++runs;
+      EXPECT_EQ(r.verdict, vec::Verdict::PASS) << v.vector.id << " as " << as;
+      for (const std::string& d : r.differences) ADD_FAILURE() << v.vector.id << ": " << d;
+      EXPECT_GT(r.checks, 0u) << v.vector.id;
+    }
+  }
+  EXPECT_GT(runs, 200u);
 }
 
-std::vector<Case> cases() {
-  std::vector<Case> out;
-  for (const std::string& p : vec::find(kSet))
-    for (const char* as : {"A", "B"}) out.push_back({p, as});
-  return out;
+// Wire-only: the model keeps the traffic going, the plugin gets the same frames and verbs with
+// the model's numbers imposed, and its frames must be the model's, as A and as B.
+TEST(DutPlugin, WireOnlyTheWholeSetPasses) {
+  for (const std::string& path : vec::find(kSet)) {
+    const vec::Loaded v = vec::load(path);
+    for (const char* as : {"A", "B"}) {
+      const vec::Result r = vec::run_dut(v, model_dut(), as, true);
+      EXPECT_EQ(r.verdict, vec::Verdict::PASS) << v.vector.id << " as " << as;
+      for (const std::string& d : r.differences) ADD_FAILURE() << v.vector.id << ": " << d;
+    }
+  }
 }
-std::string case_name(const ::testing::TestParamInfo<Case>& p) {
-  std::string id = fs::relative(p.param.path, kSet).replace_extension("").string();
-  for (char& c : id)
-    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-  return id + "_as_" + p.param.as;
+
+TEST(DutPlugin, WireOnlyNamesTheFirstFrameThatDiffers) {
+  const std::unique_ptr<DutPlugin> faulty = DutPlugin::load(kModelDut + ",drop_acks");
+  const vec::Result r =
+      vec::run_dut(vec::load(kSet + "/opcodes/rc-rdma-write-3mtu-00.json"), *faulty, "B", true);
+  EXPECT_EQ(r.verdict, vec::Verdict::FAIL);
+  ASSERT_FALSE(r.differences.empty());
+  // The responder's one ACK is missing; the stimulus went on as the vector's.
+  EXPECT_NE(r.differences.front().find("B sent 0 frames, the model 1; the first missing: B sent "
+                                       "RC_ACKNOWLEDGE"),
+            std::string::npos)
+      << r.differences.front();
 }
-INSTANTIATE_TEST_SUITE_P(Set, VectorOnModelPlugin, ::testing::ValuesIn(cases()), case_name);
 
 // A device that never acknowledges: the vector fails, and the first difference names the frame.
 TEST(DutPlugin, AFaultyDeviceFailsWithTheFirstDifference) {
@@ -123,6 +137,9 @@ TEST(DutPlugin, UnusablePluginsAreNamed) {
 // examples/dut/run_vector.py: Python with the standard library only drives the plugin through the
 // C ABI and runs vectors end to end (both adapters on the plugin); a changed expectation fails.
 TEST(DutPlugin, PythonCtypesExampleRunsVectors) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "the plugin is built with ASan and python3 is not; the release build runs this";
+#endif
   const std::string python = "/usr/bin/python3";
   ROCECERT_REQUIRE_TOOL(command_succeeds(python + " -c 'import ctypes'"), "python3");
   const std::string script = std::string(ROCECERT_SOURCE_DIR) + "/examples/dut/run_vector.py";

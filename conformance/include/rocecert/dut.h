@@ -34,6 +34,14 @@
  *  - Strings and buffers the runner passes (the config's strings, work requests, SGE lists) are
  *    valid during the call only: copy what you keep.
  *
+ *  - Wire-only runs (--wire-only; config.wire_only is 1), for a device whose numbers are set from
+ *    outside (an engine configured through registers): the model plays the adapter as well and
+ *    keeps the vector's traffic going, so the device receives exactly the vector's frames. The
+ *    device gets the same verbs with the model's numbers imposed: on entry *qpn (create_qp),
+ *    *lkey and *rkey (reg_mr) and *rkey (alloc_mw) hold what the model gave, and the device must
+ *    use them. The frames it emits do not reach the peer: they are compared, in order, with the
+ *    frames the model sent as that adapter. Completions and QP states are not read.
+ *
  * Required: rocecert_dut_abi_version, _create, _destroy, _receive, _advance, _next_event_ns.
  * Every other function is optional: a vector whose steps need a function the plugin does not
  * export is UNSUPPORTED. rocecert_dut_capabilities names what the device offers ("RC,UC,ATOMIC");
@@ -69,6 +77,8 @@ struct rocecert_dut_config {
   const char* args;         /* what followed the path in --dut lib:PATH.so,ARGS; "" if none */
   rocecert_dut_emit_fn emit;
   void* host;
+  uint32_t wire_only; /* 1: a wire-only run (above): keys and QP numbers are imposed */
+  uint32_t reserved;
 };
 
 struct rocecert_dut_sge {

@@ -27,6 +27,10 @@ struct RunOptions {
   // the others. Not owned; nullptr: the model plays every adapter.
   const DutPlugin* dut = nullptr;
   std::string dut_as = "A";
+  // Wire-only (rocecert/dut.h): the model plays `dut_as` too and keeps the vector's traffic going;
+  // the plugin gets the same verbs (the model's numbers imposed) and frames, and the frames it
+  // emits are compared with the model's.
+  bool wire_only = false;
 };
 
 // One expectation that was not met, or a verb that failed unexpectedly.

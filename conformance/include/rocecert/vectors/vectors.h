@@ -91,7 +91,9 @@ Result run_golden(const Loaded& v);
 // the vector has no adapter `dut_as`, when a step needs a function the plugin does not export,
 // or when the plugin refuses the adapter with a message starting "unsupported:". Throws
 // conformance::DutError when the plugin refuses it otherwise.
-Result run_dut(const Loaded& v, const conformance::DutPlugin& dut, const std::string& dut_as);
+// `wire_only`: the plugin is judged on its frames alone (rocecert/dut.h "Wire-only runs").
+Result run_dut(const Loaded& v, const conformance::DutPlugin& dut, const std::string& dut_as,
+               bool wire_only = false);
 
 // Which cells of the coverage matrices the vectors fill; a cell without a vector has a written
 // reason or is missing.

@@ -39,6 +39,9 @@ class Link final : public FramePort {
   // (conformance's device plugins, docs/dut.md); the link's faults apply as usual.
   using Receiver = std::function<void(std::vector<std::uint8_t>)>;
   void divert(const Adapter& end, Receiver receiver);
+  // A harness listens at end `end`: every frame the link delivers to it also goes to `listener`
+  // (a copy, right before the adapter gets it). Used by wire-only device runs (docs/dut.md).
+  void tap(const Adapter& end, Receiver listener);
 
   // Replaces the fault plan. Rule occurrences, counts and the random streams start again
   // from the first frame; frames already held for reordering are released as planned.
@@ -74,6 +77,7 @@ class Link final : public FramePort {
   sim::SimTime busy_until_[2] = {0, 0};  // per direction: when the wire is free again
   FaultInjector faults_;
   Receiver diverted_[2];       // per direction's receiving end: a harness instead of the adapter
+  Receiver tapped_[2];         // per direction's receiving end: a harness beside the adapter
   std::vector<Held> held_[2];  // per direction, in the order the frames were sent
   std::uint64_t next_hold_id_ = 0;
 };
