@@ -101,7 +101,7 @@ constexpr std::string_view kCompletionAllowed[] = {"wr_id",    "status",   "opco
                                                    "imm_data", "wc_flags", "src_qp", "qp"};
 constexpr std::string_view kCompletionRequired[] = {"wr_id", "status"};
 constexpr std::string_view kFrameExpectAllowed[] = {
-    "from", "opcode", "qp", "psn", "ackreq", "aeth", "msn", "payload_len", "dmalen"};
+    "from", "opcode", "qp", "psn", "ackreq", "aeth", "msn", "payload_len", "dmalen", "optional"};
 constexpr std::string_view kFrameExpectRequired[] = {"from", "opcode"};
 constexpr std::string_view kAsyncEventAllowed[] = {"event", "qp", "cq", "srq"};
 constexpr std::string_view kAsyncEventRequired[] = {"event"};

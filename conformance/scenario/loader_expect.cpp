@@ -153,6 +153,7 @@ FrameExpect Loader::frame(const Node& n) {
     f.msn = static_cast<std::uint32_t>(in_.integer(*v, 0, 0xFFFFFF));
   if (auto v = in_.optional(n, "payload_len")) f.payload_len = in_.u32(*v);
   if (auto v = in_.optional(n, "dmalen")) f.dmalen = in_.u32(*v);
+  if (auto v = in_.optional(n, "optional")) f.optional = in_.boolean(*v);
   return f;
 }
 

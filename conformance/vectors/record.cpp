@@ -161,16 +161,48 @@ json expectations(const conformance::Scenario& sc, const conformance::RunResult&
       for (const conformance::CqExpect& c : x->completions) cq_seen[c.cq] += c.completions.size();
     }
 
+  // The frames of this window, and which of them a responder may leave out: an ACK that a later
+  // acknowledgement from the same sender to the same QP covers (an ACK, a NAK or a response with
+  // an AETH at or after its PSN: IBA Vol. 1 §9.7.5.1.1, coalesced acknowledgements;
+  // docs/spec-notes.md §3.4).
+  std::vector<const Recorder::Sent*> window;
+  for (std::size_t k = frames_seen; k < rec.sent.size(); ++k) {
+    const wire::ParsedFrame& p = rec.sent[k].parsed;
+    if (p.has_bth && p.op != nullptr) window.push_back(&rec.sent[k]);
+  }
+  const auto acknowledges = [](const wire::ParsedFrame& p) {
+    if (!p.op->has(wire::Header::Aeth)) return false;
+    const wire::AethKind k = wire::aeth_kind(p.aeth.syndrome);
+    return k == wire::AethKind::ACK || k == wire::AethKind::NAK;
+  };
+  std::vector<bool> optional(window.size(), false);
+  for (std::size_t i = 0; i < window.size(); ++i) {
+    const wire::ParsedFrame& p = window[i]->parsed;
+    if (p.op->name != "RC_ACKNOWLEDGE" || wire::aeth_kind(p.aeth.syndrome) != wire::AethKind::ACK)
+      continue;
+    for (std::size_t j = i + 1; j < window.size() && !optional[i]; ++j) {
+      const wire::ParsedFrame& q = window[j]->parsed;
+      optional[i] = window[j]->adapter == window[i]->adapter && q.bth.dqpn == p.bth.dqpn &&
+                    acknowledges(q) && qp::psn_diff(qp::Psn(q.bth.psn), qp::Psn(p.bth.psn)) >= 0;
+    }
+  }
+  // The destination QP's name: a QP of another adapter with that number.
+  const auto dest_qp = [&](std::uint32_t sender, std::uint32_t dqpn) -> std::optional<std::string> {
+    for (const auto& [where, name] : qp_name)
+      if (where.first != sender && where.second == dqpn) return name;
+    return std::nullopt;
+  };
+
   json frames = json::array();
   std::set<std::string> seen;
-  std::size_t frame_index = 0;
-  for (const Recorder::Sent& s : rec.sent) {
-    if (frame_index++ < frames_seen) continue;
+  for (std::size_t i = 0; i < window.size(); ++i) {
+    const Recorder::Sent& s = *window[i];
     const wire::ParsedFrame& p = s.parsed;
-    if (!p.has_bth || p.op == nullptr) continue;
     json f;
     f["from"] = sc.adapters.at(s.adapter).config.name;
     f["opcode"] = std::string(p.op->name);
+    if (const auto q = dest_qp(s.adapter, p.bth.dqpn)) f["qp"] = *q;
+    if (optional[i]) f["optional"] = true;
     seen.insert(std::string(p.op->name));
     if (p.op->transport != Transport::CNP) {
       f["psn"] = p.bth.psn;
@@ -278,6 +310,24 @@ Generated record(Vector v, json sc) {
   if (!check.passed())
     throw VectorError(fmt::format("{}: the generated vector fails on the model: {}: {}", file,
                                   check.failures.front().path, check.failures.front().message));
+  // IBA Vol. 1 §9.7.5.1.1 lets a responder coalesce its ACKs. Run the vector again with every
+  // adapter coalescing (unless its profile sets an ACK policy of its own): a vector that no longer
+  // passes depends on ACKs sent at once for each AckReq (timing after a loss, an ACK that must
+  // leave before an error takes the QP down), and says so with the capability ACK_EVERY_ACKREQ,
+  // which a device that coalesces does not offer (docs/dut.md).
+  json coalescing = v.scenario;
+  bool changed = false;
+  for (json& a : coalescing["adapters"]) {
+    json& profile = a["profile"];
+    if (profile.is_null()) profile = json::object();
+    if (profile.contains("ack")) continue;
+    profile["ack"] = {{"mode", "COALESCE"}};
+    changed = true;
+  }
+  if (changed) {
+    const conformance::Scenario c = conformance::parse_scenario(coalescing.dump(), file);
+    if (!conformance::run_scenario(c, {}).passed()) v.capabilities.push_back("ACK_EVERY_ACKREQ");
+  }
   g.vector = std::move(v);
   return g;
 }

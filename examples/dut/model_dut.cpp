@@ -107,7 +107,7 @@ uint32_t rocecert_dut_abi_version(void) {
 }
 
 const char* rocecert_dut_capabilities(void) {
-  return "RC,UC,UD,ATOMIC,ATOMIC_WRITE,FLUSH,MW,SEND_WITH_INV,SRQ,CNP,IPV6";
+  return "RC,UC,UD,ATOMIC,ATOMIC_WRITE,FLUSH,MW,SEND_WITH_INV,SRQ,CNP,IPV6,ACK_EVERY_ACKREQ";
 }
 
 rocecert_dut* rocecert_dut_create(const struct rocecert_dut_config* config, char* error,
@@ -120,7 +120,12 @@ rocecert_dut* rocecert_dut_create(const struct rocecert_dut_config* config, char
     d->port.host = config->host;
     d->port.drop_acks =
         config->args != nullptr && std::strstr(config->args, "drop_acks") != nullptr;
-    d->adapter = std::make_unique<model::Adapter>(0, config_from(*config), d->events, d->port);
+    model::AdapterConfig ac = config_from(*config);
+    // With `coalesce_acks` in the args, the responder coalesces its ACKs (hfi1-like: one ACK for
+    // up to 16 packets or after 2 us), which IBA Vol. 1 §9.7.5.1.1 allows: vectors must accept it.
+    if (config->args != nullptr && std::strstr(config->args, "coalesce_acks") != nullptr)
+      ac.profile.ack.mode = model::AckCoalescing::Mode::COALESCE;
+    d->adapter = std::make_unique<model::Adapter>(0, std::move(ac), d->events, d->port);
     d->adapter->attach(&d->port);
     d->wire_only = config->wire_only != 0;
     return d.release();

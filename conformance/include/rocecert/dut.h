@@ -194,7 +194,8 @@ uint64_t rocecert_dut_next_event_ns(rocecert_dut* dut);
 
 /* --- optional --------------------------------------------------------------------------- */
 /* What the device offers, comma separated, from the names vectors use in "capabilities"
- * (vectors/README.md): "RC,UC,UD,ATOMIC,MW,SEND_WITH_INV,FLUSH,ATOMIC_WRITE,CNP". */
+ * (vectors/README.md): "RC,UC,UD,ATOMIC,MW,SEND_WITH_INV,FLUSH,ATOMIC_WRITE,CNP", and
+ * ACK_EVERY_ACKREQ when the responder acknowledges every AckReq at once (does not coalesce). */
 const char* rocecert_dut_capabilities(void);
 int rocecert_dut_mem_write(rocecert_dut* dut, uint64_t addr, const void* bytes, size_t len);
 int rocecert_dut_mem_read(rocecert_dut* dut, uint64_t addr, void* bytes, size_t len);

@@ -277,7 +277,8 @@ struct AsyncExpect {
 // when given. Frames the link then dropped or changed count too (they were sent).
 struct FrameExpect {
   std::string path;
-  std::size_t from = 0;  // index into Scenario::adapters
+  bool optional = false;  // may be absent (a coalescable ACK); checked when present
+  std::size_t from = 0;   // index into Scenario::adapters
   std::uint8_t opcode = 0;
   ObjId qp = kNoObj;  // the BTH DestQP, as a QP of the scenario; kNoObj: not checked
   std::optional<std::uint32_t> psn;
@@ -287,8 +288,10 @@ struct FrameExpect {
   std::optional<std::uint32_t> payload_len;
   std::optional<std::uint32_t> dmalen;
 };
-// Exactly these frames, in this order, were sent (by any adapter) since the previous
-// "frames" expectation, or since the start.
+// Exactly these frames were sent since the previous "frames" expectation, or since the start:
+// each stream (a sender's frames to one destination QP, named by "qp"; without "qp", the
+// sender's other frames) in this order. Streams may interleave in any order, as timing and QP
+// scheduling decide; an optional frame may be absent.
 struct FramesExpect {
   std::string path;
   std::vector<FrameExpect> frames;
