@@ -125,6 +125,10 @@ rocecert_dut* rocecert_dut_create(const struct rocecert_dut_config* config, char
     // up to 16 packets or after 2 us), which IBA Vol. 1 §9.7.5.1.1 allows: vectors must accept it.
     if (config->args != nullptr && std::strstr(config->args, "coalesce_acks") != nullptr)
       ac.profile.ack.mode = model::AckCoalescing::Mode::COALESCE;
+    // With `ackreq_every_packet`, the requester asks for an ACK on every RC packet, not only on
+    // the last of a message: a policy of its own (docs/spec-notes.md §3.4), also allowed.
+    if (config->args != nullptr && std::strstr(config->args, "ackreq_every_packet") != nullptr)
+      ac.profile.ackreq.every_n_packets = 1;
     d->adapter = std::make_unique<model::Adapter>(0, std::move(ac), d->events, d->port);
     d->adapter->attach(&d->port);
     d->wire_only = config->wire_only != 0;

@@ -97,6 +97,21 @@ TEST(DutPlugin, ACoalescingResponderPassesWhatDoesNotAskForPromptAcks) {
   EXPECT_LT(asking, 10u);  // the tag stays the exception
 }
 
+// A requester that asks for an ACK on every packet (its own choice) passes the whole set as A:
+// AckReq is checked on the last packet of a message only, and the model peer's extra ACKs, its
+// reactions, are not the device's frames.
+TEST(DutPlugin, ARequesterWithItsOwnAckReqCadencePasses) {
+  const std::unique_ptr<DutPlugin> eager = DutPlugin::load(kModelDut + ",ackreq_every_packet");
+  for (const std::string& path : vec::find(kSet)) {
+    const vec::Loaded v = vec::load(path);
+    for (const bool wire_only : {false, true}) {
+      const vec::Result r = vec::run_dut(v, *eager, "A", wire_only);
+      EXPECT_EQ(r.verdict, vec::Verdict::PASS) << v.vector.id << (wire_only ? " wire-only" : "");
+      for (const std::string& d : r.differences) ADD_FAILURE() << v.vector.id << ": " << d;
+    }
+  }
+}
+
 // A device that never acknowledges: the vector fails, and the first difference names the frame.
 TEST(DutPlugin, AFaultyDeviceFailsWithTheFirstDifference) {
   const std::unique_ptr<DutPlugin> faulty = DutPlugin::load(kModelDut + ",drop_acks");
