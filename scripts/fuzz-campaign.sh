@@ -9,7 +9,7 @@ set -euo pipefail
 fast=$1 asan=$2 out=$3
 runs=${FUZZ_RUNS:-10000000}
 workers=${FUZZ_WORKERS:-1}
-targets=${FUZZ_TARGETS:-fuzz_check fuzz_events fuzz_decode fuzz_pcap_reader fuzz_scenario fuzz_fault_rule}
+targets=${FUZZ_TARGETS:-fuzz_check fuzz_events fuzz_decode fuzz_pcap_reader fuzz_scenario fuzz_fault_rule fuzz_vector}
 mkdir -p "$out"
 # The seeds: the fuzz suite's fixture writes them into the ASan build's corpus folders.
 (cd "$asan" && ctest -R '^fuzz_seeds$' --output-on-failure >/dev/null)
@@ -22,6 +22,7 @@ for t in $targets; do
   # Entropic scheduling spent half of fuzz_check's time choosing inputs.
   [[ $t == fuzz_check ]] && extra+=(-entropic=0)
   [[ -f fuzz/${t#fuzz_}.dict ]] && extra+=(-dict="fuzz/${t#fuzz_}.dict")
+  [[ $t == fuzz_vector ]] && extra+=(-dict=fuzz/scenario.dict)
   echo "== $t: $runs executions on $workers process(es), corpus $corpus"
   per=$(( (runs + workers - 1) / workers ))
   pids=()

@@ -103,11 +103,17 @@ Loaded load(const std::string& path) {
   if (!in) throw VectorError(fmt::format("{}: cannot open", path));
   std::stringstream text;
   text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+Loaded parse(std::string_view text, const std::string& path) {
   json j;
   try {
-    j = json::parse(text.str());
+    j = json::parse(text);
   } catch (const json::parse_error& e) {
     throw VectorError(fmt::format("{}: byte offset {}: invalid JSON: {}", path, e.byte, e.what()));
+  } catch (const json::exception& e) {  // a number beyond a double (found by fuzz_vector)
+    throw VectorError(fmt::format("{}: invalid JSON: {}", path, e.what()));
   }
   if (!j.is_object()) throw VectorError(fmt::format("{}: expected a JSON object", path));
   const auto version = j.find("vector");

@@ -232,6 +232,8 @@ TEST(VectorsLoad, BrokenFilesAreLocated) {
       {replaced("\"objective\":", "\"description\":"), "objective: missing"},
       {replaced("\"clauses\": [", "\"clauses\": [3, "), "clauses[0]: expected a string"},
       {replaced("\"op\": \"alloc_pd\"", "\"op\": \"alloc_pdx\""), "steps[0].op"},
+      // A number beyond a double (found by fuzz_vector): refused as JSON, not an escape.
+      {replaced("\"vector\": 1", "\"vector\": 1e400"), "invalid JSON"},
   };
   for (const Case& c : cases) {
     const std::string path = temp_path("vectors", "broken.json");

@@ -69,6 +69,8 @@ struct Loaded {
 };
 // Reads a vector file; throws VectorError (file, JSON path) when it is not one.
 Loaded load(const std::string& path);
+// The same from text; `path` names it in messages.
+Loaded parse(std::string_view text, const std::string& path);
 // Every vector file under `dir` (recursively: *.json with a top-level "vector" key), sorted by
 // path.
 std::vector<std::string> find(const std::string& dir);
