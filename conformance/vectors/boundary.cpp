@@ -17,6 +17,7 @@ struct Case {
   std::vector<std::string> clauses;
   Pair pair;
   std::function<void(json& steps)> stimulus;
+  std::vector<std::string> capabilities = {"RC"};
 };
 
 json send_into_b(std::uint32_t length) {
@@ -113,6 +114,47 @@ std::vector<Case> cases() {
          w["remote_addr"] = fmt::format("{:#x}", 0x20000 + 0x4000 - 63);
          s.push_back(post("qpA", std::move(w)));
        }});
+  // A type 2 window B binds on its QP over 256 bytes of its MR (at offset 0x1000): the window's
+  // bounds, not the MR's, are what an rkey of the window grants (IBA Vol. 1 §10.6.7.3).
+  Pair window;
+  window.b_mr_access =
+      json::array({"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND"});
+  const auto bind_window = [](json& s) {
+    s.push_back(step({{"op", "alloc_mw"}, {"pd", "pdB"}, {"as", "mwB"}, {"type", 2}}));
+    s.push_back(post("qpB", {{"wr_id", 50},
+                             {"opcode", "BIND_MW"},
+                             {"send_flags", json::array({"SIGNALED"})},
+                             {"bind",
+                              {{"mw", "mwB"},
+                               {"mr", "mrB"},
+                               {"offset", 0x1000},
+                               {"length", 0x100},
+                               {"access", json::array({"REMOTE_WRITE"})}}}}));
+    s.push_back(step({{"op", "run"}}));
+  };
+  for (const auto& [slug, objective, end] :
+       {std::tuple{"write-to-mw-end",
+                   "a WRITE through a memory window whose last byte is the "
+                   "window's last byte is granted",
+                   0x21100u},
+        std::tuple{"write-one-byte-past-mw-end",
+                   "a WRITE through a memory window that ends one byte past the window, inside "
+                   "its MR, is refused (NAK remote access error)",
+                   0x21101u}}) {
+    out.push_back({slug,
+                   objective,
+                   {"IBA Vol. 1 §10.6.7.3 (memory windows: the R_Key grants the window's range)",
+                    "docs/spec-notes.md §7.3, §7.4"},
+                   window,
+                   [bind_window, end = end](json& s) {
+                     bind_window(s);
+                     json w = remote(wr("RDMA_WRITE", sge("mrA", 64)), "mwB");
+                     w.erase("remote_offset");
+                     w["remote_addr"] = fmt::format("{:#x}", end - 64);
+                     s.push_back(post("qpA", std::move(w)));
+                   },
+                   {"RC", "MW"}});
+  }
   out.push_back({"write-range-wraps-2-64",
                  "a WRITE whose range wraps past 2^64 is refused, whatever the key (NAK remote "
                  "access error)",
@@ -136,7 +178,7 @@ std::vector<Generated> boundary_vectors() {
     v.id = fmt::format("boundary/{}-00", c.slug);
     v.objective = c.objective;
     v.clauses = c.clauses;
-    v.capabilities = {"RC"};
+    v.capabilities = c.capabilities;
     out.push_back(pair_vector(std::move(v), c.pair, "RXE", c.stimulus));
   }
   return out;

@@ -36,6 +36,7 @@ struct Pair {
   int b_max_dest_rd_atomic = 4;
   int min_rnr_timer = 12;
   json a_mr_access = json::array({"LOCAL_WRITE"});
+  json b_mr_access = json::array({"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"});
   std::uint32_t mtu = 1024;  // the ports' MTU and the QPs' path MTU
   std::uint32_t a_sq_psn = 0, b_sq_psn = 0;
   std::uint32_t a_cqe = 16, b_cqe = 16;            // each side's one CQ (send and receive)

@@ -26,9 +26,7 @@ json pair_scenario(const Pair& p, const char* profile) {
                           {"as", mr},
                           {"addr", a ? "0x10000" : "0x20000"},
                           {"length", 0x4000},
-                          {"access", a ? p.a_mr_access
-                                       : json::array({"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ",
-                                                      "REMOTE_ATOMIC"})},
+                          {"access", a ? p.a_mr_access : p.b_mr_access},
                           {"contents", {{"counter", 0}}}}));
     steps.push_back(
         step({{"op", "create_cq"}, {"adapter", h}, {"as", cq}, {"cqe", a ? p.a_cqe : p.b_cqe}}));
