@@ -93,6 +93,32 @@ std::vector<Case> cases() {
                  [](json& s) {
                    for (json& x : send_into_b(3072)) s.push_back(std::move(x));
                  }});
+  // The responder's PSN window (IBA Vol. 1 §9.7.5.1.1, docs/spec-notes.md §3.1, §3.3): from its
+  // expected PSN, the 2^23 - 1 PSNs after it are the future (a PSN sequence NAK), the 2^23 before
+  // it, the value 2^23 ahead included, are duplicates (not executed again). A's first SEND
+  // arrives at each edge; A gives up after one retry (retry_cnt 1).
+  for (const auto& [slug, objective, back] :
+       {std::tuple{"psn-window-future-edge",
+                   "a SEND whose PSN is 2^23 - 1 after the responder's expected PSN, the last "
+                   "PSN of the future: a PSN sequence NAK naming the expected PSN",
+                   0x7FFFFFu},
+        std::tuple{"psn-window-duplicate-edge",
+                   "a SEND whose PSN is 2^23 away from the responder's expected PSN, the oldest "
+                   "duplicate: acknowledged as a duplicate, not executed",
+                   0x800000u}}) {
+    Pair p;
+    p.b_rq_psn_back = back;
+    p.retry_cnt = 1;
+    p.timeout = 8;
+    out.push_back({slug,
+                   objective,
+                   {"IBA Vol. 1 §9.7.5.1.1 (PSN windows: valid, duplicate, invalid)",
+                    "docs/spec-notes.md §3.1, §3.3"},
+                   p,
+                   [](json& s) {
+                     for (json& x : send_into_b(64)) s.push_back(std::move(x));
+                   }});
+  }
   out.push_back(
       {"write-to-mr-end",
        "a WRITE whose last byte is the MR's last byte is granted",

@@ -39,6 +39,7 @@ struct Pair {
   json b_mr_access = json::array({"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"});
   std::uint32_t mtu = 1024;  // the ports' MTU and the QPs' path MTU
   std::uint32_t a_sq_psn = 0, b_sq_psn = 0;
+  std::uint32_t b_rq_psn_back = 0;                 // B expects A's first PSN minus this (mod 2^24)
   std::uint32_t a_cqe = 16, b_cqe = 16;            // each side's one CQ (send and receive)
   int timeout = 14, retry_cnt = 7, rnr_retry = 7;  // both QPs' RTS attributes
   json faults;                                     // the link's fault plan; null: none

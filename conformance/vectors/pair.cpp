@@ -36,7 +36,8 @@ json pair_scenario(const Pair& p, const char* profile) {
   for (const auto& [q, peer, access, rd, sq, rq] :
        {std::tuple{"qpA", "qpB", json::array({"REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"}), 4,
                    p.a_sq_psn, p.b_sq_psn},
-        std::tuple{"qpB", "qpA", p.b_qp_access, p.b_max_dest_rd_atomic, p.b_sq_psn, p.a_sq_psn}}) {
+        std::tuple{"qpB", "qpA", p.b_qp_access, p.b_max_dest_rd_atomic, p.b_sq_psn,
+                   (p.a_sq_psn - p.b_rq_psn_back) & 0xFFFFFFu}}) {
     steps.push_back(step({{"op", "modify_qp"},
                           {"qp", q},
                           {"attr",
