@@ -117,26 +117,42 @@ int run(const VectorsArgs& a) {
     throw vec::VectorError("--wire-only judges a device: give it with --dut lib:PATH.so");
   std::unique_ptr<conformance::DutPlugin> dut;
   if (!a.dut.empty()) dut = conformance::DutPlugin::load(a.dut);
+  // --dut-as A,B: every vector once per role, each result named with its role.
+  std::vector<std::string> roles;
+  for (std::size_t from = 0; from <= a.dut_as.size();) {
+    std::size_t to = a.dut_as.find(',', from);
+    if (to == std::string::npos) to = a.dut_as.size();
+    if (to > from) roles.push_back(a.dut_as.substr(from, to - from));
+    from = to + 1;
+  }
+  if (roles.empty()) throw vec::VectorError("--dut-as: name an adapter (A, B, or A,B)");
+  if (!dut) roles.resize(1);
   std::vector<vec::Result> results;
   double seconds = 0;
   for (const vec::Loaded& l : loaded) {
-    results.push_back(dut ? vec::run_dut(l, *dut, a.dut_as, a.wire_only) : vec::run_golden(l));
-    const vec::Result& r = results.back();
-    seconds += r.seconds;
-    if (!a.quiet || r.verdict == vec::Verdict::FAIL)
-      fmt::print("{:<11} {}\n", vec::to_string(r.verdict), r.id);
-    for (const std::string& d : r.differences) fmt::print("            {}\n", d);
+    for (const std::string& role : roles) {
+      results.push_back(dut ? vec::run_dut(l, *dut, role, a.wire_only) : vec::run_golden(l));
+      vec::Result& r = results.back();
+      if (dut && roles.size() > 1) r.id += fmt::format(" (as {})", role);
+      seconds += r.seconds;
+      if (!a.quiet || r.verdict == vec::Verdict::FAIL)
+        fmt::print("{:<11} {}\n", vec::to_string(r.verdict), r.id);
+      for (const std::string& d : r.differences) fmt::print("            {}\n", d);
+    }
   }
   std::size_t fail = 0, unsupported = 0;
   for (const vec::Result& r : results) {
     fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
     unsupported += r.verdict == vec::Verdict::UNSUPPORTED ? 1u : 0u;
   }
-  const std::string who = dut ? fmt::format("{} as adapter {}{}", dut->path(), a.dut_as,
-                                            a.wire_only ? ", wire only" : "")
-                              : "the golden model";
-  fmt::print("{} vectors: {} PASS, {} FAIL, {} UNSUPPORTED (DUT: {})\n", results.size(),
-             results.size() - fail - unsupported, fail, unsupported, who);
+  std::string as;
+  for (const std::string& role : roles) as += (as.empty() ? "" : ", ") + role;
+  const std::string who =
+      dut ? fmt::format("{} as adapter {}{}", dut->path(), as, a.wire_only ? ", wire only" : "")
+          : "the golden model";
+  fmt::print("{} {}: {} PASS, {} FAIL, {} UNSUPPORTED (DUT: {})\n", results.size(),
+             roles.size() > 1 ? "runs" : "vectors", results.size() - fail - unsupported, fail,
+             unsupported, who);
   if (!a.junit.empty() && !write_file(a.junit, junit(results, seconds)))
     throw vec::VectorError(fmt::format("{}: cannot write", a.junit));
   if (!a.json.empty() && !write_file(a.json, json_report(results)))
@@ -201,7 +217,7 @@ CLI::App* add_vectors_command(CLI::App& app, VectorsArgs& args) {
                   "rocecert/dut.h (docs/dut.md); default: the golden model");
   run->add_option("--dut-as", args.dut_as,
                   "The adapter of each vector the --dut plays (default A; the model plays the "
-                  "others)");
+                  "others); A,B runs every vector once in each role");
   run->add_flag("--wire-only", args.wire_only,
                 "Judge the --dut on its frames alone: the model keeps the vector's traffic going "
                 "and the device gets the same frames and verbs, the model's keys and QP numbers "

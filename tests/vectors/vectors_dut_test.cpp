@@ -219,6 +219,18 @@ TEST(DutPlugin, CommandLine) {
   EXPECT_NE(r.out.find(" PASS, 0 FAIL, 0 UNSUPPORTED (DUT: "), std::string::npos) << r.out;
   EXPECT_NE(slurp(xml).find("failures=\"0\""), std::string::npos);
   fs::remove(xml);
+  // Both roles in one run: each result named with its role, in the JUnit report too.
+  const std::string both = temp_path("vdut", "both.xml");
+  r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet +
+                  " --filter opcodes/rc-send --quiet --dut " + kModelDut +
+                  " --dut-as A,B --junit " + both);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find(" runs: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("as adapter A, B)"), std::string::npos) << r.out;
+  const std::string x = slurp(both);
+  EXPECT_NE(x.find("name=\"opcodes/rc-send-1pkt-00 (as A)\""), std::string::npos) << x;
+  EXPECT_NE(x.find("name=\"opcodes/rc-send-1pkt-00 (as B)\""), std::string::npos) << x;
+  fs::remove(both);
   r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet + " --dut " + kWireOnlyDut);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // UNSUPPORTED is not a failure
   EXPECT_NE(r.out.find("UNSUPPORTED opcodes/uc-send-1pkt-00"), std::string::npos) << r.out;
