@@ -97,4 +97,7 @@ std::unique_ptr<Device> make_wire_only_device(const DutPlugin& plugin,
                                               std::vector<std::vector<std::uint8_t>>& sent);
 void listen_wire_only_device(Device& device, model::Link& link);
 
+// An errno value as verbs failures are reported: "success", "EINVAL", or "errno N".
+std::string errno_name(int e);
+
 }  // namespace rocecert::conformance

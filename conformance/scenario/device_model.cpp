@@ -2,6 +2,10 @@
 // completions' times and asynchronous events reach the runner through the simulation's observer.
 #include "device.h"
 
+#include <fmt/format.h>
+
+#include <cstring>
+
 namespace rocecert::conformance {
 
 namespace {
@@ -66,6 +70,12 @@ class ModelDevice final : public Device {
 
 std::unique_ptr<Device> make_model_device(model::Adapter& adapter) {
   return std::make_unique<ModelDevice>(adapter);
+}
+
+std::string errno_name(int e) {
+  if (e == 0) return "success";
+  const char* n = strerrorname_np(e);
+  return n != nullptr ? std::string(n) : fmt::format("errno {}", e);
 }
 
 }  // namespace rocecert::conformance

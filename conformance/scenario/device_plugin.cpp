@@ -609,13 +609,8 @@ class WireOnlyDevice final : public Device {
   void agree(const char* verb, int model_errno) {
     const int got = dut_->last_errno();
     if (got == model_errno) return;
-    const auto name = [](int e) -> std::string {
-      if (e == 0) return "success";
-      const char* n = strerrorname_np(e);
-      return n != nullptr ? n : fmt::format("errno {}", e);
-    };
     diffs_.push_back(fmt::format("{}: the model answered {}, the device {}", verb,
-                                 name(model_errno), name(got)));
+                                 errno_name(model_errno), errno_name(got)));
   }
 
   std::unique_ptr<Device> shadow_;

@@ -10,6 +10,7 @@
 #include "device.h"
 #include "names.h"
 #include "rocecert/conformance/dut_plugin.h"
+#include "rocecert/conformance/frame_rules.h"
 #include "rocecert/model/simulation.h"
 #include "rocecert/wire/decode.h"
 
@@ -330,12 +331,6 @@ class Runner {
     if (got == want) return;
     fail(s.path, fmt::format("{}: expected {}, got {}{}", s.op, names::name_of(table, want),
                              names::name_of(table, got), detail));
-  }
-
-  static std::string errno_name(int e) {
-    if (e == 0) return "success";
-    const char* n = strerrorname_np(e);
-    return n != nullptr ? std::string(n) : fmt::format("errno {}", e);
   }
 
   // --- steps ---------------------------------------------------------------------------------
@@ -819,6 +814,19 @@ class Runner {
 
   // "field: expected X, got Y; ..." for the fields of `x` that `f` does not match; empty if all do.
   std::string frame_differences(const Step& s, const FrameExpect& x, const SentFrame& f) {
+    std::string out = field_differences(x, f);
+    if (x.qp != kNoObj && need(x.qp, s)) {
+      const std::size_t a = sc_.objects[x.qp].adapter_index;
+      const std::uint32_t want = objs_[x.qp].qpn.value();
+      if (want != f.dqpn)
+        out += fmt::format("{}qp: expected {}, got {}", out.empty() ? "" : "; ", qp_label(a, want),
+                           qp_label(a, f.dqpn));
+    }
+    return out;
+  }
+
+  // frame_differences() but for the destination QP.
+  std::string field_differences(const FrameExpect& x, const SentFrame& f) const {
     std::string out;
     const auto diff = [&](std::string_view field, const std::string& want,
                           const std::string& have) {
@@ -838,13 +846,26 @@ class Runner {
       diff("payload_len", std::to_string(*x.payload_len), std::to_string(f.payload_len));
     if (x.dmalen)
       diff("dmalen", std::to_string(*x.dmalen), f.dmalen ? std::to_string(*f.dmalen) : "none");
-    if (x.qp != kNoObj && need(x.qp, s)) {
-      const std::size_t a = sc_.objects[x.qp].adapter_index;
-      const std::uint32_t want = objs_[x.qp].qpn.value();
-      if (want != f.dqpn) diff("qp", qp_label(a, want), qp_label(a, f.dqpn));
-    }
     return out;
   }
+
+  // What a vector would expect of the model's frame `w`: every field, AckReq where a vector
+  // checks it (frame_rules.h).
+  FrameExpect expect_of(const SentFrame& w) const {
+    FrameExpect x;
+    x.from = adapter_index(w.adapter);
+    x.opcode = w.opcode;
+    x.psn = w.psn;
+    if (!wire::opcode_info(w.opcode).ackreq_is_requesters_choice()) x.ackreq = w.ackreq;
+    if (w.syndrome) {
+      x.aeth = std::string(wire::aeth_name(*w.syndrome));
+      x.msn = w.msn;
+    }
+    x.payload_len = w.payload_len;
+    x.dmalen = w.dmalen;
+    return x;
+  }
+  static AckView ack_view(const SentFrame& f) { return AckView{f.opcode, f.syndrome, f.psn}; }
 
   // Wire-only: the frames the device emitted against those the model sent as its adapter, stream
   // by stream as check_frames() matches them (per destination QP, CNPs apart), an ACK of the
@@ -875,11 +896,6 @@ class Runner {
       want[key(g)];
       have[key(g)].push_back(g);
     }
-    const auto acknowledges = [](const SentFrame& f) {
-      if (!f.syndrome) return false;
-      const wire::AethKind k = wire::aeth_kind(*f.syndrome);
-      return k == wire::AethKind::ACK || k == wire::AethKind::NAK;
-    };
     std::size_t reported = 0;
     for (const Key& k : order) {
       const std::vector<SentFrame>& w = want[k];
@@ -888,11 +904,8 @@ class Runner {
       for (std::size_t i = 0; i < w.size() && reported < 10; ++i) {
         // A plain ACK that a later acknowledgement at or after its PSN covers may be absent.
         bool optional = false;
-        if (wire::opcode_info(w[i].opcode).name == "RC_ACKNOWLEDGE" && w[i].syndrome &&
-            wire::aeth_kind(*w[i].syndrome) == wire::AethKind::ACK)
-          for (std::size_t j = i + 1; j < w.size() && !optional; ++j)
-            optional =
-                acknowledges(w[j]) && qp::psn_diff(qp::Psn(w[j].psn), qp::Psn(w[i].psn)) >= 0;
+        for (std::size_t j = i + 1; j < w.size() && !optional; ++j)
+          optional = ack_covered_by(ack_view(w[i]), ack_view(w[j]));
         if (h >= g.size()) {
           if (optional) continue;
           ++result_.checks;
@@ -903,7 +916,7 @@ class Runner {
           ++reported;
           break;
         }
-        const std::string diffs = wire_differences(w[i], g[h]);
+        const std::string diffs = field_differences(expect_of(w[i]), g[h]);
         if (!diffs.empty() && optional) continue;
         ++result_.checks;
         ++h;
@@ -921,30 +934,6 @@ class Runner {
         ++reported;
       }
     }
-  }
-
-  static std::string wire_differences(const SentFrame& w, const SentFrame& g) {
-    std::string diffs;
-    const auto diff = [&](std::string_view field, const std::string& a, const std::string& b) {
-      if (a != b)
-        diffs += fmt::format("{}{}: expected {}, got {}", diffs.empty() ? "" : "; ", field, a, b);
-    };
-    diff("opcode", std::string(wire::opcode_info(w.opcode).name),
-         std::string(wire::opcode_info(g.opcode).name));
-    diff("psn", std::to_string(w.psn), std::to_string(g.psn));
-    // AckReq inside an RC message (FIRST, MIDDLE) is the requester's policy; a message's last
-    // packet asks (as vectors check it, docs/spec-notes.md §3.4).
-    const wire::OpcodeInfo& op = wire::opcode_info(w.opcode);
-    const bool inside = op.transport == wire::Transport::RC && op.is_request() &&
-                        (op.name.ends_with("_FIRST") || op.name.ends_with("_MIDDLE"));
-    if (!inside) diff("ackreq", w.ackreq ? "true" : "false", g.ackreq ? "true" : "false");
-    diff("aeth", w.syndrome ? std::string(wire::aeth_name(*w.syndrome)) : "none",
-         g.syndrome ? std::string(wire::aeth_name(*g.syndrome)) : "none");
-    if (w.syndrome && g.syndrome) diff("msn", std::to_string(w.msn), std::to_string(g.msn));
-    diff("payload_len", std::to_string(w.payload_len), std::to_string(g.payload_len));
-    diff("dmalen", w.dmalen ? std::to_string(*w.dmalen) : "none",
-         g.dmalen ? std::to_string(*g.dmalen) : "none");
-    return diffs;
   }
 
   void check_completions(const Step& s, const CqExpect& e) {

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "internal.h"
+#include "rocecert/conformance/frame_rules.h"
 #include "rocecert/conformance/runner.h"
 #include "rocecert/cq/wc.h"
 #include "rocecert/errors/async_event.h"
@@ -90,23 +91,10 @@ class Recorder final : public trace::Observer {
     if (adapter < profile_of.size())
       errors_met.insert(fmt::format("{} {}", error_class, profile_of[adapter]));
   }
-  // A receiver's silent drop names the admission check that refused the packet
-  // (refmodel/model/adapter.cpp, docs/spec-notes.md §1.9); the table's RECEIVER classes are
-  // those checks.
+  // A receiver's silent drop names the errors-table class of the admission check that refused
+  // the packet (refmodel/model/adapter.cpp, docs/spec-notes.md §1.9).
   void on_drop(const trace::DropEvent& e) override {
-    static constexpr std::pair<std::string_view, std::string_view> kChecks[] = {
-        {"malformed", "PKT_MALFORMED"},
-        {"not_our_address", "PKT_MALFORMED"},
-        {"tver", "PKT_MALFORMED"},
-        {"icrc", "PKT_ICRC_ERROR"},
-        {"no_such_qp", "PKT_INVALID_DEST_QP"},
-        {"transport_mismatch", "PKT_INVALID_DEST_QP"},
-        {"qp_state", "PKT_QP_NOT_READY"},
-        {"address_mismatch", "PKT_ADDRESS_MISMATCH"},
-        {"pkey", "PKT_PKEY_VIOLATION"},
-        {"qkey", "PKT_QKEY_VIOLATION"}};
-    for (const auto& [reason, cls] : kChecks)
-      if (e.reason == reason) met(e.adapter, cls);
+    if (!e.error_class.empty()) met(e.adapter, e.error_class);
   }
   void on_nak(const trace::NakEvent& e) override {
     const wire::AethKind k = wire::aeth_kind(e.syndrome);
@@ -170,22 +158,18 @@ json expectations(const conformance::Scenario& sc, const conformance::RunResult&
     const wire::ParsedFrame& p = rec.sent[k].parsed;
     if (p.has_bth && p.op != nullptr) window.push_back(&rec.sent[k]);
   }
-  const auto acknowledges = [](const wire::ParsedFrame& p) {
-    if (!p.op->has(wire::Header::Aeth)) return false;
-    const wire::AethKind k = wire::aeth_kind(p.aeth.syndrome);
-    return k == wire::AethKind::ACK || k == wire::AethKind::NAK;
+  const auto ack_view = [](const wire::ParsedFrame& p) {
+    conformance::AckView v{p.bth.opcode, std::nullopt, p.bth.psn};
+    if (p.op->has(wire::Header::Aeth)) v.syndrome = p.aeth.syndrome;
+    return v;
   };
   std::vector<bool> optional(window.size(), false);
-  for (std::size_t i = 0; i < window.size(); ++i) {
-    const wire::ParsedFrame& p = window[i]->parsed;
-    if (p.op->name != "RC_ACKNOWLEDGE" || wire::aeth_kind(p.aeth.syndrome) != wire::AethKind::ACK)
-      continue;
-    for (std::size_t j = i + 1; j < window.size() && !optional[i]; ++j) {
-      const wire::ParsedFrame& q = window[j]->parsed;
-      optional[i] = window[j]->adapter == window[i]->adapter && q.bth.dqpn == p.bth.dqpn &&
-                    acknowledges(q) && qp::psn_diff(qp::Psn(q.bth.psn), qp::Psn(p.bth.psn)) >= 0;
-    }
-  }
+  for (std::size_t i = 0; i < window.size(); ++i)
+    for (std::size_t j = i + 1; j < window.size() && !optional[i]; ++j)
+      optional[i] =
+          window[j]->adapter == window[i]->adapter &&
+          window[j]->parsed.bth.dqpn == window[i]->parsed.bth.dqpn &&
+          conformance::ack_covered_by(ack_view(window[i]->parsed), ack_view(window[j]->parsed));
   // The destination QP's name: a QP of another adapter with that number.
   const auto dest_qp = [&](std::uint32_t sender, std::uint32_t dqpn) -> std::optional<std::string> {
     for (const auto& [where, name] : qp_name)
@@ -206,14 +190,9 @@ json expectations(const conformance::Scenario& sc, const conformance::RunResult&
     seen.insert(std::string(p.op->name));
     if (p.op->transport != Transport::CNP) {
       f["psn"] = p.bth.psn;
-      // Where inside an RC message a requester asks for an ACK is its own policy (rxe: the last
-      // packet and every 64th; docs/spec-notes.md §3.4): FIRST and MIDDLE packets leave AckReq
-      // unchecked; the last packet of a message asks.
-      const std::string_view name = p.op->name;
-      const bool inside_rc_message = p.op->transport == Transport::RC &&
-                                     (name.ends_with("_FIRST") || name.ends_with("_MIDDLE")) &&
-                                     p.op->direction == wire::Direction::REQ;
-      if (!inside_rc_message) f["ackreq"] = p.bth.ackreq;
+      // Where inside an RC message a requester asks for an ACK is its own policy: FIRST and
+      // MIDDLE packets leave AckReq unchecked.
+      if (!p.op->ackreq_is_requesters_choice()) f["ackreq"] = p.bth.ackreq;
       f["payload_len"] = p.payload_len;
       if (p.op->has(wire::Header::Reth)) f["dmalen"] = p.reth.dmalen;
       if (p.op->has(wire::Header::Aeth)) {

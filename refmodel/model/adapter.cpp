@@ -289,23 +289,27 @@ PostError Adapter::req_notify_cq(qp::CqId cq, bool solicited_only) {
 void Adapter::receive(std::vector<std::uint8_t> frame) {
   const wire::ParsedFrame p = wire::decode(frame);  // untrusted: every check, ICRC included
   observer_.on_frame({events_.now(), id_, trace::Direction::RX, frame, &p});
-  auto drop = [&](std::string_view reason) {
-    observer_.on_drop({events_.now(), id_, reason, frame, &p});
+  // Every admission check is a RECEIVER class of the errors table (errors/errors.def).
+  using enum errors::ErrorClass;
+  auto drop = [&](std::string_view reason, std::optional<errors::ErrorClass> cls) {
+    observer_.on_drop({events_.now(), id_, reason, frame, &p,
+                       cls ? errors::to_string(*cls) : std::string_view{}});
   };
   // Admission, in rxe_rcv order (docs/spec-notes.md §1.9); every failure is a silent drop.
-  if (p.has_error || !p.roce || !p.has_bth) return drop("malformed");
+  if (p.has_error || !p.roce || !p.has_bth) return drop("malformed", PKT_MALFORMED);
   if (!std::equal(p.ip.dst.begin(), p.ip.dst.begin() + (p.ip.version == 4 ? 4 : 16),
                   config_.gid.begin() + (p.ip.version == 4 ? 12 : 0)))
-    return drop("not_our_address");
-  if (p.bth.tver != 0) return drop("tver");
+    return drop("not_our_address", PKT_MALFORMED);
+  if (p.bth.tver != 0) return drop("tver", PKT_MALFORMED);
   Qp* q = impl_->find_qp(qp::Qpn(p.bth.dqpn));
   qp::QpContext* ctx = q != nullptr ? &q->ctx : nullptr;
   if (p.op->transport == wire::Transport::CNP) {
     // A CNP carries no transport semantics: no PSN, no NAK, no sequence effect (IBTA Vol. 1 Annex
     // A17.9.3; docs/spec-notes.md §10.2); it only tells the reaction point that its packets to the
     // peer met congestion.
-    if (ctx == nullptr) return drop("cnp_for_no_qp");
-    if (!p.icrc_ok) return drop("icrc");  // the reason every other packet with a bad ICRC gets
+    if (ctx == nullptr) return drop("cnp_for_no_qp", std::nullopt);
+    if (!p.icrc_ok)
+      return drop("icrc", PKT_ICRC_ERROR);  // the reason every other packet with a bad ICRC gets
     ++q->cnps_received;
     if (config_.profile.dcqcn) {
       // Reaction point (Annex A17.9; docs/dcqcn.md): the CNP cuts the QP's rate.
@@ -317,26 +321,28 @@ void Adapter::receive(std::vector<std::uint8_t> frame) {
     }
     return;
   }
-  if (p.bth.dqpn == 0 || ctx == nullptr) return drop("no_such_qp");
-  if (p.op->transport != transport_of(ctx->type)) return drop("transport_mismatch");
+  if (p.bth.dqpn == 0 || ctx == nullptr) return drop("no_such_qp", PKT_INVALID_DEST_QP);
+  if (p.op->transport != transport_of(ctx->type))
+    return drop("transport_mismatch", PKT_INVALID_DEST_QP);
   const qp::StateRules rules = qp::state_rules(ctx->state());
   const bool admitted = p.op->is_request() ? rules.rq_processes : rules.processes_responses;
-  if (!admitted) return drop("qp_state");
+  if (!admitted) return drop("qp_state", PKT_QP_NOT_READY);
   // A connected QP takes packets only from the address it is connected to (rxe check_addr;
   // errors table PKT_ADDRESS_MISMATCH: drop). The destination was checked above.
   if (ctx->type != qp::QpType::UD) {
     const std::array<std::uint8_t, 16>& peer = ctx->attr.ah_attr.dgid;
     if (!std::equal(p.ip.src.begin(), p.ip.src.begin() + (p.ip.version == 4 ? 4 : 16),
                     peer.begin() + (p.ip.version == 4 ? 12 : 0)))
-      return drop("address_mismatch");
+      return drop("address_mismatch", PKT_ADDRESS_MISMATCH);
   }
   // P_Key (docs/spec-notes.md §1.5): low 15 bits equal and non-zero, one of the two a full member.
   const std::uint16_t ours = config_.profile.pkey;
   if ((p.bth.pkey & 0x7FFF) != (ours & 0x7FFF) || (p.bth.pkey & 0x7FFF) == 0 ||
       ((p.bth.pkey | ours) & 0x8000) == 0)
-    return drop("pkey");
-  if (ctx->type == qp::QpType::UD && p.deth.qkey != ctx->attr.qkey) return drop("qkey");
-  if (!p.icrc_ok) return drop("icrc");
+    return drop("pkey", PKT_PKEY_VIOLATION);
+  if (ctx->type == qp::QpType::UD && p.deth.qkey != ctx->attr.qkey)
+    return drop("qkey", PKT_QKEY_VIOLATION);
+  if (!p.icrc_ok) return drop("icrc", PKT_ICRC_ERROR);
   if (p.ip.ecn == 3 && config_.profile.send_cnp) {
     impl_->maybe_send_cnp(*q, p,
                           ctx->type == qp::QpType::UD ? p.deth.srcqp : ctx->attr.dest_qp_num);

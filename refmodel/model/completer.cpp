@@ -24,7 +24,9 @@ void Adapter::Impl::handle_response(Qp& q, const wire::ParsedFrame& p) {
   qp::QpContext& ctx = q.ctx;
   const qp::Psn psn(p.bth.psn);
   const wire::OpcodeInfo& op = *p.op;
-  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes, &p}); };
+  auto drop = [&](std::string_view why) {
+    a.observer_.on_drop({now(), a.id_, why, p.bytes, &p, {}});
+  };
   bool progress = false;
   // A response for a PSN this requester has not sent (a stray or forged frame): rxe's check_psn
   // drops it (drivers/infiniband/sw/rxe/rxe_comp.c; IBA Vol. 1 §9.7.5.1.3: a response outside

@@ -244,7 +244,7 @@ void Adapter::Impl::refuse(Qp& q, const wire::ParsedFrame& p, errors::ErrorClass
     case errors::Response::SILENT_DROP:
     case errors::Response::RESERVED_NAK:
     case errors::Response::NONE:
-      a.observer_.on_drop({now(), a.id_, name, p.bytes, &p});
+      a.observer_.on_drop({now(), a.id_, name, p.bytes, &p, errors::to_string(cls)});
       break;
   }
   raise_events(ctx, o);
@@ -281,7 +281,9 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
   const wire::OpcodeInfo& op = *p.op;
   const bool rc = ctx.type == qp::QpType::RC;
   const std::uint32_t psn = p.bth.psn;
-  auto drop = [&](std::string_view why) { a.observer_.on_drop({now(), a.id_, why, p.bytes, &p}); };
+  auto drop = [&](std::string_view why) {
+    a.observer_.on_drop({now(), a.id_, why, p.bytes, &p, {}});
+  };
   // Takes the next receive WQE and resolves its buffers (LOCAL_WRITE).
   auto take_recv = [&](RecvWqe& out) -> int {  // 1 ok, 0 none, -1 unusable WQE
     std::deque<RecvWqe>& rq = receive_queue(q);

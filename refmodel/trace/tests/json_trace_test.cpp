@@ -54,7 +54,7 @@ TEST(JsonTrace, EveryEventIsOneParsableLineWithIntegers) {
         trace::to_json(
             trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0xFFFFFFFFFFFFFFFFull, 8, "out_of_bounds"}),
         trace::to_json(trace::AsyncEvent{1, 0, errors::AsyncEventType::CQ_ERR, 3}),
-        trace::to_json(trace::DropEvent{1, 0, "icrc", frame})}) {
+        trace::to_json(trace::DropEvent{1, 0, "icrc", frame, nullptr, "PKT_ICRC_ERROR"})}) {
     EXPECT_EQ(line.find('\n'), std::string::npos);
     EXPECT_TRUE(json::accept(line)) << line;
   }
@@ -98,7 +98,7 @@ TEST(JsonTrace, StringsAreEscaped) {
        "cause"},
       {trace::to_json(trace::NakEvent{1, 0, 2, 3, 0x62, h}), "reason"},
       {trace::to_json(trace::AccessDeniedEvent{1, 0, 2, 0x1234, 0, 8, h}), "outcome"},
-      {trace::to_json(trace::DropEvent{1, 0, h, frame}), "reason"},
+      {trace::to_json(trace::DropEvent{1, 0, h, frame, nullptr, {}}), "reason"},
       {trace::to_json(trace::FaultEvent{1, 0, h, "rule 0: drop nth=1", frame}), "action"},
       {trace::to_json(trace::FaultEvent{1, 0, "drop", h, frame}), "rule"},
       {trace::to_json(trace::RateEvent{3, 0, 0x11, 12.5, 25.0, 1.0, h}), "cause"},

@@ -97,6 +97,9 @@ struct DropEvent {  // a packet discarded without any response (ICRC, admission,
   std::string_view reason;
   wire::ByteSpan bytes;
   const wire::ParsedFrame* parsed = nullptr;  // as in FrameEvent
+  // The errors-table class of a receiver's admission check ("PKT_QKEY_VIOLATION",
+  // errors/errors.def); empty for the drops the table has no class for.
+  std::string_view error_class;
 };
 
 // The link did something to a frame (fault injection, docs/faults.md): drop, duplicate, delay,

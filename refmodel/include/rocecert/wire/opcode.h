@@ -97,6 +97,13 @@ struct OpcodeInfo {
   constexpr bool ends_message() const {
     return position == Position::LAST || position == Position::ONLY;
   }
+  // Whether AckReq on this packet is the requester's own policy: an RC request packet inside a
+  // message (FIRST, MIDDLE). rxe asks on a message's last packet and on every 64th inside it
+  // (docs/spec-notes.md §3.4); what vectors check is that the last packet asks.
+  constexpr bool ackreq_is_requesters_choice() const {
+    return transport == Transport::RC && is_request() &&
+           (position == Position::FIRST || position == Position::MIDDLE);
+  }
   // Whether the responder takes a receive WQE for this packet (docs/spec-notes.md §2.1 "RWQE"):
   // SEND FIRST/ONLY, and RDMA WRITE with immediate at LAST/ONLY.
   constexpr bool takes_recv_wqe() const {
