@@ -130,6 +130,16 @@ constexpr std::string_view kStepPostRecvRequired[] = {"op", "qp", "wr"};
 constexpr std::string_view kStepPostSendAllowed[] = {"op", "qp", "wr", "expect_error"};
 constexpr std::string_view kStepPostSendRequired[] = {"op", "qp", "wr"};
 constexpr std::string_view kStepRunAllowed[] = {"op", "until_ns", "for_ns", "poll"};
+constexpr std::string_view kStepInjectAllowed[] = {"op", "from", "qp", "to", "frame"};
+constexpr std::string_view kStepInjectRequired[] = {"op", "from", "qp", "frame"};
+constexpr std::string_view kInjectFrameAllowed[] = {
+    "opcode",  "psn",      "ackreq",  "se",       "migreq",
+    "pkey",    "tver",     "rkey",    "va",       "va_offset",
+    "dmalen",  "swap_add", "compare", "syndrome", "msn",
+    "orig",    "qkey",     "src_qp",  "imm_data", "invalidate_rkey",
+    "payload", "src_ip",   "dst_ip",  "ecn",      "sport",
+    "icrc",    "truncate"};
+constexpr std::string_view kInjectFrameRequired[] = {"opcode", "psn"};
 constexpr std::string_view kStepRunRequired[] = {"op"};
 constexpr std::string_view kStepPostSrqRecvAllowed[] = {"op", "srq", "wr", "expect_error"};
 constexpr std::string_view kStepPostSrqRecvRequired[] = {"op", "srq", "wr"};
@@ -208,9 +218,13 @@ const ObjectKeys kStepArmSrqLimit{"step_arm_srq_limit", "/$defs/step_arm_srq_lim
                                   kStepArmSrqLimitAllowed, kStepArmSrqLimitRequired};
 const ObjectKeys kStepExpect{"step_expect", "/$defs/step_expect", kStepExpectAllowed,
                              kStepExpectRequired};
+const ObjectKeys kStepInject{"step_inject", "/$defs/step_inject", kStepInjectAllowed,
+                             kStepInjectRequired};
+const ObjectKeys kInjectFrame{"inject_frame", "/$defs/inject_frame", kInjectFrameAllowed,
+                              kInjectFrameRequired};
 
 std::span<const ObjectKeys* const> all() {
-  static constexpr std::array<const ObjectKeys*, 38> kAll = {
+  static constexpr std::array<const ObjectKeys*, 40> kAll = {
       &kRoot,          &kAdapter,         &kProfile,
       &kProfileAckreq, &kProfileAck,      &kProfileDcqcn,
       &kLink,          &kFaults,          &kFaultRates,
@@ -223,7 +237,8 @@ std::span<const ObjectKeys* const> all() {
       &kStepCreateCq,  &kStepCreateSrq,   &kStepCreateQp,
       &kStepModifyQp,  &kStepPostRecv,    &kStepPostSend,
       &kStepRun,       &kStepPostSrqRecv, &kStepArmSrqLimit,
-      &kStepExpect,    &kStepDeregMr};
+      &kStepExpect,    &kStepDeregMr,     &kStepInject,
+      &kInjectFrame};
   return kAll;
 }
 

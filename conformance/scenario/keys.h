@@ -55,6 +55,8 @@ extern const ObjectKeys kStepPostSrqRecv;
 extern const ObjectKeys kStepArmSrqLimit;
 extern const ObjectKeys kStepDeregMr;
 extern const ObjectKeys kStepExpect;
+extern const ObjectKeys kStepInject;
+extern const ObjectKeys kInjectFrame;
 
 // Every entry above.
 std::span<const ObjectKeys* const> all();

@@ -27,6 +27,7 @@ using json_input::Node;
 using json_input::Reader;
 
 inline constexpr std::uint64_t kMaxContents = 16u << 20;  // bytes a "contents" pattern may fill
+inline constexpr std::uint64_t kMaxInjectPayload = 9000;  // an injected frame's payload (jumbo)
 
 // "an adapter", "a PD", ...
 std::string_view an(ObjectKind k);
@@ -87,6 +88,9 @@ class Loader {
   void remote(const Node& wr, PostSendStep& s, std::string_view opname);
   void bind(const Node& n, PostSendStep& s);
   RunStep run(const Node& n);
+
+  // --- the inject step (loader_inject.cpp) ------------------------------------------------------
+  InjectStep inject(const Node& n);
 
   template <typename E>
   std::optional<E> expect_error(const Node& n, names::Table<E> table, std::string_view what) {

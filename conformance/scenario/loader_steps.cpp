@@ -12,7 +12,7 @@ namespace {
 constexpr std::string_view kOps[] = {"alloc_pd",   "reg_mr",    "alloc_mw",      "create_cq",
                                      "create_srq", "create_qp", "modify_qp",     "post_recv",
                                      "post_send",  "run",       "post_srq_recv", "arm_srq_limit",
-                                     "expect",     "dereg_mr"};
+                                     "expect",     "dereg_mr",  "inject"};
 
 // WR fields beyond wr_id/opcode/send_flags, and the opcodes that use them.
 enum WrField : std::uint32_t {
@@ -111,6 +111,8 @@ void Loader::step(const Node& n, std::size_t index) {
     s.body = post_send(n);
   } else if (op == "run") {
     s.body = run(n);
+  } else if (op == "inject") {
+    s.body = inject(n);
   } else {
     s.body = expect(n);
   }

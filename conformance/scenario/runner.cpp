@@ -483,6 +483,42 @@ class Runner {
     check_result(s, a, b.expect_error, e, names::post_errors());
   }
 
+  // The frame is built now, with the numbers the objects it names have on this run (the
+  // device's, when a plugin plays that adapter), and handed to the link as if `from` had sent
+  // it: the link's faults, diverts and taps apply as to any frame.
+  void exec(const Step& s, const InjectStep& b) {
+    wire::FrameSpec f = b.spec;
+    if (!resolve(b.dest_qp, s, f.bth.dqpn)) return;
+    std::uint32_t rkey = 0;
+    if (!resolve(b.rkey, true, s, rkey)) return;
+    f.reth.rkey = rkey;
+    f.atomiceth.rkey = rkey;
+    if (b.va_mr) {
+      f.reth.va += sc_.objects[*b.va_mr].mr_iova;
+      f.atomiceth.va += sc_.objects[*b.va_mr].mr_iova;
+    }
+    if (!resolve(b.invalidate_rkey, true, s, f.ieth.rkey)) return;
+    if (!resolve(b.src_qp, s, f.deth.srcqp)) return;
+    wire::finalize(f);
+    std::vector<std::uint8_t> frame = wire::encode(f);
+    if (b.bad_icrc)
+      for (std::size_t i = frame.size() - wire::kIcrcLen; i < frame.size(); ++i) frame[i] ^= 0xFF;
+    if (b.truncate && *b.truncate < frame.size()) frame.resize(*b.truncate);
+    const sim::SimTime now = sim_.events().now();
+    const std::uint32_t id = adapters_[b.from]->id();
+    if (opt_.out && !opt_.quiet) {
+      print_header();
+      const wire::OpcodeInfo& op = wire::opcode_info(f.bth.opcode);
+      fmt::print(opt_.out, "{:>12}  {:<8} inject: {} \u2192 {}: {} QP={:#x} PSN={} ({} bytes)\n",
+                 now, sc_.adapters[b.from].config.name, sc_.adapters[b.from].config.name,
+                 sc_.adapters[b.to].config.name,
+                 op.known ? std::string(op.name) : fmt::format("opcode {:#04x}", f.bth.opcode),
+                 f.bth.dqpn, f.bth.psn, frame.size());
+    }
+    sim_.observers().on_inject({now, id, trace::Direction::TX, frame, nullptr});
+    links_[b.link]->transmit(*adapters_[b.from], std::move(frame));
+  }
+
   void exec(const Step& s, const RunStep& b) {
     sim::EventQueue& q = sim_.events();
     const sim::SimTime now = q.now();

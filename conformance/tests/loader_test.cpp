@@ -502,6 +502,97 @@ TEST(ScenarioLoader, WorkRequestFieldsMustFitTheOpcodeAndQpType) {
             "\"dgid\" and \"dmac\"");
 }
 
+// The inject step: every field is checked against the opcode, names resolve, addresses agree.
+TEST(ScenarioLoader, InjectStepFieldsMustFitTheOpcode) {
+  const auto with_inject = [](json step) {
+    json j = base();
+    j["steps"].insert(j["steps"].begin() + 10, std::move(step));
+    return j;
+  };
+  const auto inject = [](json frame) {
+    return json{{"op", "inject"}, {"from", "A"}, {"qp", "qpB"}, {"frame", std::move(frame)}};
+  };
+  EXPECT_EQ(error_of(with_inject(inject({{"opcode", "RC_SEND_MIDDLE"}, {"psn", 5}}))), "");
+  EXPECT_EQ(error_of(with_inject(inject({{"opcode", 0xFF}, {"psn", 5}}))), "");
+  EXPECT_EQ(error_of(with_inject(inject({{"opcode", "RC_RDMA_WRITE_ONLY"},
+                                         {"psn", 0},
+                                         {"rkey", "mrB"},
+                                         {"va_offset", 8},
+                                         {"dmalen", 16},
+                                         {"payload", {{"hex", "0011"}}}}))),
+            "");
+  const Scenario sc =
+      parse_scenario(with_inject(inject({{"opcode", "RC_SEND_ONLY"},
+                                         {"psn", 7},
+                                         {"ackreq", true},
+                                         {"payload", {{"fill", 1}, {"length", 3}}}}))
+                         .dump(),
+                     "t.json");
+  const auto& in = std::get<InjectStep>(sc.steps[10].body);
+  EXPECT_EQ(in.from, 0u);
+  EXPECT_EQ(in.to, 1u);
+  EXPECT_EQ(in.spec.bth.psn, 7u);
+  EXPECT_TRUE(in.spec.bth.ackreq);
+  EXPECT_EQ(in.spec.payload, (std::vector<std::uint8_t>{1, 1, 1}));
+  EXPECT_EQ(in.spec.ip.dst[3], 2);  // 10.0.0.2: B's address
+
+  EXPECT_EQ(error_of(with_inject(inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"dmalen", 4}}))),
+            "t.json: steps[10].frame.dmalen: \"dmalen\" belongs to the RETH, which RC_SEND_ONLY "
+            "does not carry");
+  EXPECT_EQ(
+      error_of(with_inject(inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"rkey", "mrB"}}))),
+      "t.json: steps[10].frame.rkey: \"rkey\" needs a RETH or an AtomicETH, which "
+      "RC_SEND_ONLY does not carry");
+  EXPECT_EQ(error_of(with_inject(
+                inject({{"opcode", "RC_ACKNOWLEDGE"}, {"psn", 0}, {"payload", {{"hex", "00"}}}}))),
+            "t.json: steps[10].frame.payload: RC_ACKNOWLEDGE carries no payload");
+  EXPECT_EQ(error_of(with_inject(inject({{"opcode", "RC_SEND_FIRSTX"}, {"psn", 0}}))),
+            "t.json: steps[10].frame.opcode: unknown opcode \"RC_SEND_FIRSTX\" (the names "
+            "`rocecert decode` prints, e.g. RC_SEND_MIDDLE, or a number 0..0xff)");
+  EXPECT_EQ(error_of(with_inject(inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0x1000000}}))),
+            "t.json: steps[10].frame.psn: 16777216 is out of range (0x0..0xffffff)");
+  EXPECT_EQ(error_of(with_inject(inject(
+                {{"opcode", "RC_RDMA_WRITE_ONLY"}, {"psn", 0}, {"rkey", 5}, {"va_offset", 0}}))),
+            "t.json: steps[10].frame.va_offset: \"va_offset\" needs \"rkey\" to name an MR; use "
+            "\"va\"");
+  EXPECT_EQ(
+      error_of(with_inject(inject(
+                   {{"opcode", "RC_ACKNOWLEDGE"}, {"psn", 0}, {"syndrome", "NAK_SOMETHING"}})))
+          .rfind("t.json: steps[10].frame.syndrome: unknown AETH \"NAK_SOMETHING\"", 0),
+      0u);
+  EXPECT_EQ(
+      error_of(with_inject(inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"icrc", "good"}}))),
+      "t.json: steps[10].frame.icrc: \"icrc\" is \"bad\" (or absent), not \"good\"");
+  EXPECT_EQ(error_of(with_inject(
+                inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"src_ip", "fd00::9"}}))),
+            "t.json: steps[10].frame: the source and destination addresses must both be IPv4 or "
+            "both IPv6");
+  EXPECT_EQ(
+      error_of(with_inject(inject(
+          {{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"payload", {{"fill", 0}, {"length", 9001}}}}))),
+      "t.json: steps[10].frame.payload: a payload of 9001 bytes is above the limit of 9000");
+  json self = inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}});
+  self["from"] = "B";
+  EXPECT_EQ(error_of(with_inject(self)),
+            "t.json: steps[10].qp: the frame goes from \"B\" to itself; inject toward another "
+            "adapter");
+  json number = inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}});
+  number["qp"] = 0x11;
+  EXPECT_EQ(error_of(with_inject(number)), "t.json: steps[10]: missing required key \"to\"");
+  number["to"] = "B";
+  EXPECT_EQ(error_of(with_inject(number)), "");
+  json named_and_to = inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}});
+  named_and_to["to"] = "B";
+  EXPECT_EQ(error_of(with_inject(named_and_to)),
+            "t.json: steps[10].to: \"to\" goes with a QP number; a QP name says its adapter");
+  json unlinked = with_inject(inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}}));
+  unlinked.erase("links");
+  EXPECT_EQ(error_of(unlinked), "t.json: steps[10]: no link joins \"A\" and \"B\"");
+  json unknown = with_inject(inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"psnx", 0}}));
+  EXPECT_NE(error_of(unknown).find("steps[10].frame.psnx: unknown key"), std::string::npos)
+      << error_of(unknown);
+}
+
 TEST(ScenarioLoader, FilesThatCannotBeRead) {
   try {
     (void)load_scenario_file("/nonexistent/s.json");

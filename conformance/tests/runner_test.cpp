@@ -399,6 +399,75 @@ TEST(ScenarioRunner, EveryVectorAndExamplePasses) {
   EXPECT_GE(n, 9);
 }
 
+// An inject step puts its frame on the link as if `from` had sent it: the receiver judges it
+// like any frame (here: dropped for its ICRC, for its length, or taken), observers see it as an
+// injection, and it is not one of the sender's frames in "frames" expectations.
+TEST(ScenarioRunner, InjectedFramesReachThePeerAndAreNotTheSendersFrames) {
+  std::ifstream in(source("vectors/errors/rc-pkt-malformed-rxe-00.json"));
+  const json base = json::parse(in)["scenario"];
+  const std::size_t k = step_index(base, "inject");
+  ASSERT_NE(k, SIZE_MAX);
+  const auto with_frame = [&](json frame) {
+    json j = base;
+    j["steps"][k]["frame"] = std::move(frame);
+    return j;
+  };
+  const json payload = {{"fill", 1}, {"length", 64}};
+
+  Outcome o = run(
+      with_frame({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"icrc", "bad"}, {"payload", payload}}));
+  EXPECT_TRUE(o.result.passed()) << failures(o.result);
+  EXPECT_NE(o.trace.find(R"("reason":"icrc","class":"PKT_ICRC_ERROR")"), std::string::npos)
+      << o.trace;
+  EXPECT_NE(o.out.find("inject: A \u2192 B: RC_SEND_ONLY QP=0x11 PSN=0 (122 bytes)"),
+            std::string::npos)
+      << o.out;
+
+  o = run(
+      with_frame({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"truncate", 40}, {"payload", payload}}));
+  EXPECT_TRUE(o.result.passed()) << failures(o.result);
+  EXPECT_NE(o.trace.find(R"("reason":"malformed","class":"PKT_MALFORMED")"), std::string::npos)
+      << o.trace;
+
+  // By number, with "to": the same QP.
+  json j = with_frame({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"tver", 1}, {"payload", payload}});
+  j["steps"][k]["qp"] = 0x11;
+  j["steps"][k]["to"] = "B";
+  o = run(j);
+  EXPECT_TRUE(o.result.passed()) << failures(o.result);
+  EXPECT_NE(o.trace.find(R"("reason":"tver")"), std::string::npos) << o.trace;
+
+  // A well-formed SEND at B's expected PSN is taken: B's receive completes with it, and A's own
+  // SEND at the same PSN is then a duplicate. The vector's expectations no longer hold.
+  o = run(
+      with_frame({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"ackreq", true}, {"payload", payload}}));
+  EXPECT_FALSE(o.result.passed());
+  EXPECT_EQ(o.trace.find(R"("reason":"tver")"), std::string::npos) << o.trace;
+
+  // Observers see the injection; "frames" expectations do not count it as A's.
+  class Injections final : public trace::Observer {
+   public:
+    void on_inject(const trace::FrameEvent& e) override {
+      ++count;
+      size = e.bytes.size();
+      adapter = e.adapter;
+    }
+    int count = 0;
+    std::size_t size = 0;
+    std::uint32_t adapter = 99;
+  } seen;
+  j = with_frame({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"tver", 1}, {"payload", payload}});
+  j["steps"].insert(j["steps"].begin() + static_cast<std::ptrdiff_t>(k) + 1,
+                    json{{"op", "expect"}, {"frames", json::array()}});
+  RunOptions opt;
+  opt.observers.push_back(&seen);
+  const RunResult r = run_scenario(parse_scenario(j.dump(), "s.json"), opt);
+  EXPECT_TRUE(r.passed()) << failures(r);
+  EXPECT_EQ(seen.count, 1);
+  EXPECT_EQ(seen.size, 122u);
+  EXPECT_EQ(seen.adapter, 0u);
+}
+
 // A work request that names a memory window takes the window's current rkey: a BIND_MW gives
 // the window a new key (rxe_do_bind_mw, docs/spec-notes.md §7.4), and a SEND_WITH_INV naming
 // the window after the bind must invalidate it under that key, not the one it had when it was

@@ -28,41 +28,19 @@ std::string no_status_reason(cq::WcStatus s) {
     return "RD (reliable datagram) only: not used on RoCE";
   if (s == S::TM_ERR || s == S::TM_RNDV_INCOMPLETE)
     return "tag matching, a vendor offload outside IBA";
-  if (s == S::BAD_RESP_ERR || s == S::FATAL_ERR)
-    return "the answer to a response the model's responder never sends (of the wrong kind: "
-           "REQ_BAD_RESPONSE; a reserved NAK code: REQ_RESERVED_NAK); rocecert check judges "
-           "captures that show one";
   if (s == S::RESP_TIMEOUT_ERR || s == S::GENERAL_ERR)
     return "no class of the errors table (docs/errors.md) completes with it";
   return {};
 }
 
-// Why no vector meets an error class under a profile. What the vectors cannot do in format 1:
-// send a frame a conforming peer never sends (malformed, misaddressed, out of sequence, a wrong
-// response), since the stimulus is the model peer's own traffic. The model's tests meet every
-// class under both profiles (refmodel/model/tests/error_classes_test.cpp), and rocecert check
-// judges captures that show them.
+// Why no vector meets an error class under a profile. The stimuli a conforming peer never sends
+// (malformed, misaddressed or out-of-sequence requests, wrong responses) are inject steps
+// (docs/scenario.md); what is left is what neither the verbs nor the wire can make.
 std::string no_error_reason(const errors::ErrorRow& row) {
-  using E = errors::ErrorClass;
-  if (row.detector == errors::Detector::RECEIVER)
-    return "a packet the receiver must drop that the model peer never sends and the link's "
-           "faults never make (shorter than its headers, TVer not 0, not for a local GID, or "
-           "from another address than the connected QP's): wire-only stimuli are not in vector "
-           "format 1";
-  const auto is = [&](std::initializer_list<E> list) {
-    for (const E e : list)
-      if (row.error == e) return true;
-    return false;
-  };
-  if (is({E::REQ_BAD_RESPONSE, E::REQ_RESERVED_NAK, E::REQ_REMOTE_INVALID_RD_REQUEST,
-          E::REQ_LOCAL_LENGTH}))
-    return "the answer to a response the model's responder never sends (a response of the "
-           "wrong kind or length, a reserved NAK code, an RD NAK)";
-  if (is({E::RESP_OPCODE_SEQUENCE, E::RESP_LENGTH, E::RESP_WRITE_LENGTH, E::RESP_MISALIGNED_ATOMIC,
-          E::RESP_MALFORMED_RECV_WQE, E::RESP_DUPLICATE_UNAVAILABLE}))
-    return "a request the model's requester never sends (a broken opcode sequence, a wrong "
-           "length, a misaligned atomic, a duplicate beyond the responder's resources): "
-           "post_send refuses such work requests before the wire";
+  if (row.error == errors::ErrorClass::RESP_MALFORMED_RECV_WQE)
+    return "a malformed SRQ WQE cannot exist: post_srq_recv refuses num_sge above the SRQ's "
+           "max_sge (EINVAL) in the model as in rxe, and no frame writes an SRQ (rxe's check "
+           "guards a queue mapped into user space)";
   return {};
 }
 

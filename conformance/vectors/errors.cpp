@@ -84,6 +84,38 @@ std::vector<Recipe> recipes() {
   one_corrupted.faults = {
       {"rules", json::array({{{"action", "corrupt"}, {"direction", "a_to_b"}, {"nth", 1}}})}};
   one_corrupted.timeout = 8;
+  // The requester-side stimuli answer a request of A's in place of B: B's own answer is lost on
+  // the way (`lost` names its class), and the forged one arrives 20 us later, long before A's
+  // ACK timeout (timeout 14: 67 ms).
+  const auto answer_lost = [](const char* lost) {
+    Pair p;
+    p.faults = {{"rules", json::array({{{"action", "drop"},
+                                        {"direction", "b_to_a"},
+                                        {"match", {{"class", lost}}},
+                                        {"nth", 1}}})}};
+    return p;
+  };
+  const auto forged_answer = [](const char* wr_opcode, json frame) {
+    return [wr_opcode, frame](json& s) {
+      if (std::string_view(wr_opcode) == "SEND") {
+        s.push_back(recv("qpB", sge("mrB", 64, 4096)));
+        s.push_back(post("qpA", wr("SEND", sge("mrA", 64))));
+      } else {
+        s.push_back(post("qpA", remote(wr(wr_opcode, sge("mrA", 64)))));
+      }
+      s.push_back(step({{"op", "run"}, {"for_ns", 20000}}));
+      s.push_back(inject("B", "qpA", frame));
+    };
+  };
+  // A stimulus that B must drop, then a SEND of A's that B must still take.
+  const auto dropped_then_send = [](json frame) {
+    return [frame](json& s) {
+      s.push_back(recv("qpB", sge("mrB", 64, 4096)));
+      s.push_back(inject("A", "qpB", frame));
+      s.push_back(step({{"op", "run"}}));
+      s.push_back(post("qpA", wr("SEND", sge("mrA", 64))));
+    };
+  };
   // Two receives on B, two signaled SENDs from A: two completions on each side.
   const auto two_sends = [](json& s) {
     for (std::uint64_t i = 0; i < 2; ++i)
@@ -262,6 +294,126 @@ std::vector<Recipe> recipes() {
          s.push_back(recv("qpB", sge("mrB", 64, 4096)));
          s.push_back(post("qpA", wr("SEND", sge("mrA", 64))));
        }},
+      // --- stimuli a conforming peer never sends: inject steps -----------------------------------
+      {E::RESP_OPCODE_SEQUENCE,
+       "resp-opcode-sequence",
+       "an injected SEND MIDDLE with no message begun",
+       {"RC"},
+       Pair{},
+       [](json& s) {
+         s.push_back(recv("qpB", sge("mrB", 2048, 4096)));
+         s.push_back(inject("A", "qpB",
+                            {{"opcode", "RC_SEND_MIDDLE"}, {"psn", 0}, {"payload", fill(1024)}}));
+       }},
+      {E::RESP_LENGTH,
+       "resp-length",
+       "an injected SEND FIRST of 100 bytes on a path MTU of 1024",
+       {"RC"},
+       Pair{},
+       [](json& s) {
+         s.push_back(recv("qpB", sge("mrB", 2048, 4096)));
+         s.push_back(
+             inject("A", "qpB", {{"opcode", "RC_SEND_FIRST"}, {"psn", 0}, {"payload", fill(100)}}));
+       }},
+      {E::RESP_WRITE_LENGTH,
+       "resp-write-length",
+       "an injected RDMA WRITE ONLY whose RETH asks for 64 bytes and which carries 32",
+       {"RC"},
+       Pair{},
+       [](json& s) {
+         s.push_back(inject("A", "qpB",
+                            {{"opcode", "RC_RDMA_WRITE_ONLY"},
+                             {"psn", 0},
+                             {"ackreq", true},
+                             {"rkey", "mrB"},
+                             {"va_offset", 0},
+                             {"dmalen", 64},
+                             {"payload", fill(32)}}));
+       }},
+      {E::RESP_MISALIGNED_ATOMIC,
+       "resp-misaligned-atomic",
+       "an injected FETCH_ADD at an address 4 bytes past 8-byte alignment (post_send refuses it "
+       "before the wire)",
+       {"RC", "ATOMIC"},
+       Pair{},
+       [](json& s) {
+         s.push_back(inject("A", "qpB",
+                            {{"opcode", "RC_FETCH_ADD"},
+                             {"psn", 0},
+                             {"ackreq", true},
+                             {"rkey", "mrB"},
+                             {"va_offset", 4},
+                             {"swap_add", 1}}));
+       }},
+      {E::RESP_DUPLICATE_UNAVAILABLE,
+       "resp-duplicate-unavailable",
+       "after a SEND at PSN 0, an injected READ request at PSN 0: a duplicate that no responder "
+       "resource holds, dropped",
+       {"RC"},
+       Pair{},
+       [](json& s) {
+         s.push_back(recv("qpB", sge("mrB", 64, 4096)));
+         s.push_back(post("qpA", wr("SEND", sge("mrA", 64))));
+         s.push_back(step({{"op", "run"}}));
+         s.push_back(inject("A", "qpB",
+                            {{"opcode", "RC_RDMA_READ_REQUEST"},
+                             {"psn", 0},
+                             {"ackreq", true},
+                             {"rkey", "mrB"},
+                             {"va_offset", 0},
+                             {"dmalen", 64}}));
+       }},
+      {E::PKT_MALFORMED,
+       "pkt-malformed",
+       "an injected SEND ONLY with TVer 1: dropped; A's own SEND is then taken",
+       {"RC"},
+       Pair{},
+       dropped_then_send(
+           {{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"tver", 1}, {"payload", fill(64)}})},
+      {E::PKT_ADDRESS_MISMATCH,
+       "pkt-address-mismatch",
+       "an injected SEND ONLY from an address other than the connected peer's: dropped; A's own "
+       "SEND is then taken",
+       {"RC"},
+       Pair{},
+       dropped_then_send({{"opcode", "RC_SEND_ONLY"},
+                          {"psn", 0},
+                          {"src_ip", "10.0.0.99"},
+                          {"payload", fill(64)}})},
+      {E::REQ_BAD_RESPONSE,
+       "req-bad-response",
+       "B's ACK of a SEND lost, then a READ RESPONSE ONLY for that SEND's PSN injected",
+       {"RC"},
+       answer_lost("ack"),
+       forged_answer("SEND", {{"opcode", "RC_RDMA_READ_RESPONSE_ONLY"},
+                              {"psn", 0},
+                              {"syndrome", 0x1F},
+                              {"msn", 1},
+                              {"payload", fill(64)}})},
+      {E::REQ_RESERVED_NAK,
+       "req-reserved-nak",
+       "B's ACK of a SEND lost, then a NAK with the reserved code 5 injected",
+       {"RC"},
+       answer_lost("ack"),
+       forged_answer("SEND", {{"opcode", "RC_ACKNOWLEDGE"}, {"psn", 0}, {"syndrome", 0x65}})},
+      {E::REQ_REMOTE_INVALID_RD_REQUEST,
+       "req-remote-invalid-rd-request",
+       "B's ACK of a SEND lost, then a NAK Invalid RD Request injected",
+       {"RC"},
+       answer_lost("ack"),
+       forged_answer(
+           "SEND",
+           {{"opcode", "RC_ACKNOWLEDGE"}, {"psn", 0}, {"syndrome", "NAK_INVALID_RD_REQUEST"}})},
+      {E::REQ_LOCAL_LENGTH,
+       "req-local-length",
+       "B's response to a 64-byte READ lost, then a READ RESPONSE ONLY of 128 bytes injected",
+       {"RC"},
+       answer_lost("read_response"),
+       forged_answer("RDMA_READ", {{"opcode", "RC_RDMA_READ_RESPONSE_ONLY"},
+                                   {"psn", 0},
+                                   {"syndrome", 0x1F},
+                                   {"msn", 1},
+                                   {"payload", fill(128)}})},
       {E::QP_MODIFIED_TO_ERR,
        "qp-modified-to-err",
        "send and receive WRs posted, then both QPs moved to ERR before they run",

@@ -58,6 +58,10 @@ json post(const char* qp, json wr);
 json recv(const char* qp, json sg, std::uint64_t wr_id = 100);
 json wr(const char* opcode, json sg, std::uint64_t wr_id = 1, bool signaled = true);
 json remote(json w, json rkey = "mrB");
+// An inject step (docs/scenario.md): `frame` put on the wire as if `from` had sent it to `qp`.
+json inject(const char* from, const char* qp, json frame);
+// A payload piece of `length` bytes of `fill`.
+json fill(std::uint32_t length, std::uint8_t byte = 0x5A);
 
 // The areas (opcodes.cpp, transitions.cpp, errors.cpp, bugs.cpp, boundary.cpp, reliability.cpp).
 std::vector<Generated> opcode_vectors();

@@ -87,6 +87,12 @@ json bad_sge(std::uint32_t length) {  // an lkey that was never registered
 json post(const char* qp, json wr) {
   return step({{"op", "post_send"}, {"qp", qp}, {"wr", std::move(wr)}});
 }
+json inject(const char* from, const char* qp, json frame) {
+  return step({{"op", "inject"}, {"from", from}, {"qp", qp}, {"frame", std::move(frame)}});
+}
+json fill(std::uint32_t length, std::uint8_t byte) {
+  return {{"fill", byte}, {"length", length}};
+}
 json recv(const char* qp, json sg, std::uint64_t wr_id) {
   return step({{"op", "post_recv"}, {"qp", qp}, {"wr", {{"wr_id", wr_id}, {"sg_list", sg}}}});
 }

@@ -76,8 +76,15 @@ class Recorder final : public trace::Observer {
     s.adapter = e.adapter;
     s.bytes.assign(e.bytes.begin(), e.bytes.end());
     s.parsed = wire::decode(s.bytes, {wire::LinkType::Ethernet, true});
+    on_wire.push_back({s.t, s.bytes});
     sent.push_back(std::move(s));
   }
+  // An injected stimulus is in the vector's pcap (the wire as it was) but not among the frames
+  // an implementation must send: the scenario's inject step holds it.
+  void on_inject(const trace::FrameEvent& e) override {
+    on_wire.push_back({static_cast<std::int64_t>(e.t), {e.bytes.begin(), e.bytes.end()}});
+  }
+  std::vector<Generated::Frame> on_wire;  // sent and injected frames, in order: the pcap
   void on_async_event(const trace::AsyncEvent& e) override {
     async[e.adapter].push_back(std::string(errors::to_string(e.kind)));
   }
@@ -289,7 +296,7 @@ Generated record(Vector v, json sc) {
   errors.insert(rec.errors_met.begin(), rec.errors_met.end());
   v.errors.assign(errors.begin(), errors.end());
   v.scenario = std::move(sc);
-  for (const Recorder::Sent& s : rec.sent) g.frames.push_back({s.t, s.bytes});
+  g.frames = std::move(rec.on_wire);
   // Second run: the vector as written must pass.
   const conformance::Scenario again = conformance::parse_scenario(v.scenario.dump(), file);
   const conformance::RunResult check = conformance::run_scenario(again, {});

@@ -117,9 +117,10 @@ Loaded parse(std::string_view text, const std::string& path) {
   }
   if (!j.is_object()) throw VectorError(fmt::format("{}: expected a JSON object", path));
   const auto version = j.find("vector");
-  if (version == j.end() || !version->is_number_integer() || *version != kFormatVersion)
-    throw VectorError(
-        fmt::format("{}: vector: expected the format version {}", path, kFormatVersion));
+  if (version == j.end() || !version->is_number_integer() || *version < kOldestFormatVersion ||
+      *version > kFormatVersion)
+    throw VectorError(fmt::format("{}: vector: expected the format version {} (or {})", path,
+                                  kFormatVersion, kOldestFormatVersion));
   for (const auto& [key, value] : j.items())
     if (key != "vector" && key != "id" && key != "objective" && key != "clauses" &&
         key != "capabilities" && key != "opcodes" && key != "transitions" && key != "errors" &&

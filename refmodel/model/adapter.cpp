@@ -289,7 +289,7 @@ PostError Adapter::req_notify_cq(qp::CqId cq, bool solicited_only) {
 void Adapter::receive(std::vector<std::uint8_t> frame) {
   const wire::ParsedFrame p = wire::decode(frame);  // untrusted: every check, ICRC included
   observer_.on_frame({events_.now(), id_, trace::Direction::RX, frame, &p});
-  // Every admission check is a RECEIVER class of the errors table (errors/errors.def).
+  // Every admission check is a RECEIVER class of the errors table (errors/error_classes.def).
   using enum errors::ErrorClass;
   auto drop = [&](std::string_view reason, std::optional<errors::ErrorClass> cls) {
     observer_.on_drop({events_.now(), id_, reason, frame, &p,

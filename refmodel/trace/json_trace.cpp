@@ -93,8 +93,10 @@ std::string to_json(const AsyncEvent& e) {
                      e.adapter, errors::to_string(e.kind), e.object);
 }
 std::string to_json(const DropEvent& e) {
-  return fmt::format(R"({{"t":{},"ev":"drop","adapter":{},"reason":{},{}}})", e.t, e.adapter,
-                     json_string(e.reason), frame_summary(e.bytes, e.parsed));
+  const std::string cls =
+      e.error_class.empty() ? std::string() : fmt::format(R"("class":"{}",)", e.error_class);
+  return fmt::format(R"({{"t":{},"ev":"drop","adapter":{},"reason":{},{}{}}})", e.t, e.adapter,
+                     json_string(e.reason), cls, frame_summary(e.bytes, e.parsed));
 }
 
 std::string to_json(const FaultEvent& e) {

@@ -30,6 +30,9 @@ void ObserverList::on_drop(const DropEvent& e) {
 void ObserverList::on_rate(const RateEvent& e) {
   for (Observer* o : observers_) o->on_rate(e);
 }
+void ObserverList::on_inject(const FrameEvent& e) {
+  for (Observer* o : observers_) o->on_inject(e);
+}
 void ObserverList::on_fault(const FaultEvent& e) {
   for (Observer* o : observers_) o->on_fault(e);
 }

@@ -227,13 +227,14 @@ TEST(VectorsLoad, BrokenFilesAreLocated) {
   const std::vector<Case> cases = {
       {good.substr(0, good.size() / 2), "byte offset"},
       {"[]", "expected a JSON object"},
-      {replaced("\"vector\": 1", "\"vector\": 7"), "vector: expected the format version 1"},
+      {replaced("\"vector\": 2", "\"vector\": 7"), "vector: expected the format version 2 (or 1)"},
+      {replaced("\"vector\": 2", "\"vector\": 0"), "vector: expected the format version 2 (or 1)"},
       {replaced("\"id\":", "\"idx\":"), "idx: unknown key"},
       {replaced("\"objective\":", "\"description\":"), "objective: missing"},
       {replaced("\"clauses\": [", "\"clauses\": [3, "), "clauses[0]: expected a string"},
       {replaced("\"op\": \"alloc_pd\"", "\"op\": \"alloc_pdx\""), "steps[0].op"},
       // A number beyond a double (found by fuzz_vector): refused as JSON, not an escape.
-      {replaced("\"vector\": 1", "\"vector\": 1e400"), "invalid JSON"},
+      {replaced("\"vector\": 2", "\"vector\": 1e400"), "invalid JSON"},
   };
   for (const Case& c : cases) {
     const std::string path = temp_path("vectors", "broken.json");
@@ -248,6 +249,18 @@ TEST(VectorsLoad, BrokenFilesAreLocated) {
     }
     fs::remove(path);
   }
+}
+
+// A vector of format 1 (before the inject step) is a vector of format 2: still read and run.
+TEST(VectorsLoad, FormatOneIsStillRead) {
+  std::string text = slurp(kSet + "/opcodes/rc-send-1pkt-00.json");
+  const auto at = text.find("\"vector\": 2");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string_view("\"vector\": 2").size(), "\"vector\": 1");
+  const std::string path = temp_path("vectors", "format1.json");
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << text;
+  EXPECT_EQ(vec::run_golden(vec::load(path)).verdict, vec::Verdict::PASS);
+  fs::remove(path);
 }
 
 }  // namespace

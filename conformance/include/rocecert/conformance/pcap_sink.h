@@ -47,6 +47,9 @@ class PcapSink final : public trace::Observer {
   // Each frame the tap sees once (at EGRESS: each transmitted frame once; received copies are
   // the same bytes and are not repeated).
   void on_frame(const trace::FrameEvent& e) override;
+  // An injected frame is on the wire like a transmitted one: at EGRESS, and at HOST for its
+  // sender (INGRESS sees it arrive as any frame).
+  void on_inject(const trace::FrameEvent& e) override { on_frame(e); }
 
   // Flushes and closes; throws std::runtime_error if anything failed to reach the file.
   void close();

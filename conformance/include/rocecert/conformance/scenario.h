@@ -24,6 +24,7 @@
 #include "rocecert/qp/transitions.h"
 #include "rocecert/sim/event_queue.h"
 #include "rocecert/tx/work_request.h"
+#include "rocecert/wire/encode.h"
 
 namespace rocecert::conformance {
 
@@ -225,6 +226,26 @@ struct PostSendStep {
   std::optional<model::PostError> expect_error;
 };
 
+// A frame put on the wire as if adapter `from` had sent it, toward QP `dest_qp` of adapter `to`
+// (docs/scenario.md, inject): the stimuli a conforming peer never sends (a broken opcode
+// sequence, a wrong length, a misaligned atomic, a response of the wrong kind, a reserved NAK, a
+// malformed or misaddressed packet), to see how the receiver answers. The link's faults apply.
+struct InjectStep {
+  std::size_t from = 0;  // indices into Scenario::adapters
+  std::size_t to = 0;
+  std::size_t link = 0;  // index into Scenario::links: the link joining them
+  QpnRef dest_qp;        // BTH DestQP
+  // Literal fields already set: addresses (from the adapters, or the overrides), BTH opcode,
+  // PSN, flags, P_Key, TVer, the extended headers' literal values and the payload.
+  wire::FrameSpec spec;
+  KeyRef rkey;                          // RETH or AtomicETH R_Key
+  std::optional<ObjId> va_mr;           // the VA is this MR's iova plus spec's VA (an offset)
+  KeyRef invalidate_rkey;               // IETH
+  QpnRef src_qp;                        // DETH source QP
+  bool bad_icrc = false;                // the ICRC computed, then inverted
+  std::optional<std::size_t> truncate;  // keep only this many bytes of the frame
+};
+
 struct RunStep {
   // Absolute end time; kNever: until idle (bounded by kIdleLimitNs past the current time).
   sim::SimTime until_ns = sim::kNever;
@@ -304,9 +325,10 @@ struct ExpectStep {
   std::vector<AsyncExpect> async_events;
 };
 
-using StepBody = std::variant<AllocPdStep, RegMrStep, AllocMwStep, CreateCqStep, CreateQpStep,
-                              CreateSrqStep, PostSrqRecvStep, ArmSrqLimitStep, ModifyQpStep,
-                              PostRecvStep, PostSendStep, RunStep, ExpectStep, DeregMrStep>;
+using StepBody =
+    std::variant<AllocPdStep, RegMrStep, AllocMwStep, CreateCqStep, CreateQpStep, CreateSrqStep,
+                 PostSrqRecvStep, ArmSrqLimitStep, ModifyQpStep, PostRecvStep, PostSendStep,
+                 RunStep, ExpectStep, DeregMrStep, InjectStep>;
 
 struct Step {
   std::string path;  // "steps[4]"

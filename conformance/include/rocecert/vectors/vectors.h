@@ -23,7 +23,10 @@
 
 namespace rocecert::vectors {
 
-inline constexpr int kFormatVersion = 1;
+// The format version written. 2 added the scenario's `inject` step; a version-1 vector (none)
+// is a version-2 vector and is still read.
+inline constexpr int kFormatVersion = 2;
+inline constexpr int kOldestFormatVersion = 1;
 
 struct Vector {
   std::string id;         // "<area>/<objective>-NN": its path under the set, without ".json"

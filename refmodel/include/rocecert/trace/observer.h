@@ -98,7 +98,7 @@ struct DropEvent {  // a packet discarded without any response (ICRC, admission,
   wire::ByteSpan bytes;
   const wire::ParsedFrame* parsed = nullptr;  // as in FrameEvent
   // The errors-table class of a receiver's admission check ("PKT_QKEY_VIOLATION",
-  // errors/errors.def); empty for the drops the table has no class for.
+  // errors/error_classes.def); empty for the drops the table has no class for.
   std::string_view error_class;
 };
 
@@ -141,6 +141,9 @@ class Observer {
   virtual void on_drop(const DropEvent&) {}
   virtual void on_fault(const FaultEvent&) {}
   virtual void on_rate(const RateEvent&) {}
+  // A harness put a frame on the wire as if `adapter` had sent it (a scenario's inject step):
+  // on the wire like a transmitted frame, but not the adapter's own (dir is TX; `parsed` null).
+  virtual void on_inject(const FrameEvent&) {}
 };
 
 // Fans every event out to its observers, in the order they were added.
@@ -161,6 +164,7 @@ class ObserverList final : public Observer {
   void on_drop(const DropEvent& e) override;
   void on_fault(const FaultEvent& e) override;
   void on_rate(const RateEvent& e) override;
+  void on_inject(const FrameEvent& e) override;
 
  private:
   std::vector<Observer*> observers_;
