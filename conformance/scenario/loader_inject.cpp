@@ -172,9 +172,12 @@ InjectStep Loader::inject(const Node& n) {
   if (auto v = in_.optional(f, "payload")) {
     if (!op.known || !op.has_payload()) in_.fail(*v, fmt::format("{} carries no payload", opname));
     const MemoryPiece p = piece(*v, std::nullopt, keys::kPiece);
-    if (p.offset + p.bytes.size() > kMaxInjectPayload)
-      in_.fail(*v, fmt::format("a payload of {} bytes is above the limit of {}",
-                               p.offset + p.bytes.size(), kMaxInjectPayload));
+    // Each term first: offset + size must not wrap (an offset near 2^64, found by the example's
+    // Python port of this loader).
+    if (p.offset > kMaxInjectPayload || p.bytes.size() > kMaxInjectPayload - p.offset)
+      in_.fail(*v, fmt::format("a payload of {} bytes{} is above the limit of {}", p.bytes.size(),
+                               p.offset > 0 ? fmt::format(" at offset {}", p.offset) : "",
+                               kMaxInjectPayload));
     w.payload.assign(p.offset, 0);
     w.payload.insert(w.payload.end(), p.bytes.begin(), p.bytes.end());
   }
@@ -183,7 +186,7 @@ InjectStep Loader::inject(const Node& n) {
     if (how != "bad") in_.fail(*v, fmt::format("\"icrc\" is \"bad\" (or absent), not \"{}\"", how));
     s.bad_icrc = true;
   }
-  if (auto v = in_.optional(f, "truncate")) s.truncate = in_.integer(*v, 0, 0xFFFF);
+  if (auto v = in_.optional(f, "truncate")) s.truncate = in_.integer(*v, 1, 0xFFFF);
   return s;
 }
 

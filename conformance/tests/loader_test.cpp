@@ -571,6 +571,15 @@ TEST(ScenarioLoader, InjectStepFieldsMustFitTheOpcode) {
       error_of(with_inject(inject(
           {{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"payload", {{"fill", 0}, {"length", 9001}}}}))),
       "t.json: steps[10].frame.payload: a payload of 9001 bytes is above the limit of 9000");
+  EXPECT_EQ(error_of(with_inject(
+                inject({{"opcode", "RC_SEND_ONLY"},
+                        {"psn", 0},
+                        {"payload", {{"hex", "00"}, {"offset", "0xffffffffffffffff"}}}}))),
+            "t.json: steps[10].frame.payload: a payload of 1 bytes at offset 18446744073709551615 "
+            "is above the limit of 9000");
+  EXPECT_EQ(
+      error_of(with_inject(inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}, {"truncate", 0}}))),
+      "t.json: steps[10].frame.truncate: 0 is out of range (1..65535)");
   json self = inject({{"opcode", "RC_SEND_ONLY"}, {"psn", 0}});
   self["from"] = "B";
   EXPECT_EQ(error_of(with_inject(self)),

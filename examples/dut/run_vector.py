@@ -15,8 +15,8 @@ Prints PASS, or FAIL with each difference (JSON path: field: expected ..., got .
 a plugin function it needs and the plugin does not export (one line naming the file and path).
 
 Supported: alloc_pd, reg_mr, dereg_mr, alloc_mw, create_cq, create_qp, modify_qp, post_recv, post_send,
-run and expect, with every field the vectors under vectors/ use; link fault rules that drop or
-mark ECN CE (not the seeded probabilities). Not supported: SRQs, inline data.
+inject, run and expect, with every field the vectors under vectors/ use; link fault rules that drop
+or mark ECN CE (not the seeded probabilities). Not supported: SRQs, inline data.
 """
 import argparse
 import ctypes
@@ -24,6 +24,8 @@ import json
 import os
 import struct
 import sys
+import zlib
+from collections import defaultdict
 from ctypes import POINTER, byref, c_char_p, c_int, c_size_t, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
 
 NEVER = 2**64 - 1                 # ROCECERT_DUT_NEVER
@@ -130,10 +132,12 @@ ASYNC_EVENTS = ["CQ_ERR", "QP_FATAL", "QP_REQ_ERR", "QP_ACCESS_ERR", "COMM_EST",
 ERROR_ERRNO = {"QUEUE_FULL": ENOMEM, "QPN_EXHAUSTED": ENOMEM, "INDEX_EXHAUSTED": ENOMEM, "PD_IN_USE": EBUSY,
                "MR_PD_MISMATCH": EPERM, "MW_ACCESS_UNSUPPORTED": EOPNOTSUPP}
 
-# The BTH opcodes of RC, UC, UD and CNP (refmodel/include/rocecert/wire/opcodes.def) with their
-# extended headers in wire order: D DETH, F FETH, R RETH, T AtomicETH, A AETH, K AtomicAckETH,
+# The BTH opcodes (refmodel/include/rocecert/wire/opcodes.def) with their extended headers in
+# wire order: E RDETH, D DETH, X XRCETH, F FETH, R RETH, T AtomicETH, A AETH, K AtomicAckETH,
 # I ImmDt, V IETH, C the CNP's 16 reserved bytes.
-HEADER_LEN = {"D": 8, "F": 4, "R": 16, "T": 28, "A": 4, "K": 8, "I": 4, "V": 4, "C": 16}
+HEADER_LEN = {"E": 4, "D": 8, "X": 4, "F": 4, "R": 16, "T": 28, "A": 4, "K": 8, "I": 4, "V": 4, "C": 16}
+HEADER_NAME = {"E": "RDETH", "D": "DETH", "X": "XRCETH", "F": "FETH", "R": "RETH", "T": "AtomicETH",
+               "A": "AETH", "K": "AtomicAckETH", "I": "ImmDt", "V": "IETH", "C": "CNP reserved"}
 _RC = ["SEND_FIRST", "SEND_MIDDLE", "SEND_LAST", "SEND_LAST_WITH_IMMEDIATE:I", "SEND_ONLY",
        "SEND_ONLY_WITH_IMMEDIATE:I", "RDMA_WRITE_FIRST:R", "RDMA_WRITE_MIDDLE", "RDMA_WRITE_LAST",
        "RDMA_WRITE_LAST_WITH_IMMEDIATE:I", "RDMA_WRITE_ONLY:R", "RDMA_WRITE_ONLY_WITH_IMMEDIATE:RI",
@@ -149,11 +153,33 @@ for _value, _spec in enumerate(_RC):
         OPCODES[_value] = ("RC_" + _name, _headers)
         if _value < 0x0C:  # UC has RC's SENDs and RDMA WRITEs, 0x20 higher
             OPCODES[0x20 + _value] = ("UC_" + _name, _headers)
+# RD and XRC, which an inject step may name: RC's opcodes 0x40 and 0xA0 higher. RD requests add
+# an RDETH and a DETH, RD responses an RDETH; XRC requests add an XRCETH.
+for _value, (_name, _headers) in [(v, spec) for v, spec in OPCODES.items() if v < 0x20]:
+    _base, _response = _name[3:], "RESPONSE" in _name or "ACKNOWLEDGE" in _name
+    if _value <= 0x14 or _value >= 0x1C:  # RD has no SEND WITH INVALIDATE
+        OPCODES[0x40 + _value] = ("RD_" + _base, ("E" if _response else "ED") + _headers)
+    if _value <= 0x17:                      # nor XRC FLUSH and ATOMIC WRITE
+        OPCODES[0xA0 + _value] = ("XRC_" + _base, ("" if _response else "X") + _headers)
+OPCODES[0x55] = ("RD_RESYNC", "ED")
 OPCODE_BY_NAME = {name: value for value, (name, _) in OPCODES.items()}
 FAULT_CLASSES = ["any", "request", "response", "send", "write", "read_request", "read_response", "atomic",
                  "atomic_ack", "acknowledge", "ack", "nak", "cnp"]
 NAKS = ["NAK_PSN_SEQUENCE_ERROR", "NAK_INVALID_REQUEST", "NAK_REMOTE_ACCESS_ERROR", "NAK_REMOTE_OPERATIONAL_ERROR",
         "NAK_INVALID_RD_REQUEST"]
+# The opcodes without a payload (opcodes.def payload NONE), by the ends of their names.
+NO_PAYLOAD = ("READ_REQUEST", "ACKNOWLEDGE", "COMPARE_SWAP", "FETCH_ADD", "FLUSH", "RESYNC", "CNP")
+
+# An inject step's frame (conformance/scenario/keys.cpp kInjectFrameAllowed), and the keys that
+# belong to one extended header: given for an opcode without it, they are an error.
+INJECT_FRAME_KEYS = {"opcode", "psn", "ackreq", "se", "migreq", "pkey", "tver", "rkey", "va", "va_offset", "dmalen",
+                     "swap_add", "compare", "syndrome", "msn", "orig", "qkey", "src_qp", "imm_data",
+                     "invalidate_rkey", "payload", "src_ip", "dst_ip", "ecn", "sport", "icrc", "truncate"}
+INJECT_HEADER_KEYS = [("R", ["dmalen"]), ("T", ["swap_add", "compare"]), ("A", ["syndrome", "msn"]), ("K", ["orig"]),
+                      ("D", ["qkey", "src_qp"]), ("I", ["imm_data"]), ("V", ["invalidate_rkey"])]
+PIECE_KEYS = {"offset", "hex", "u64", "fill", "counter", "length"}
+MAX_INJECT_PAYLOAD = 9000         # conformance/scenario/loader_internal.h kMaxInjectPayload
+U32, U64 = 2**32 - 1, 2**64 - 1
 
 
 class Unusable(Exception):
@@ -184,6 +210,40 @@ def num(v, path):
     except ValueError:
         pass
     raise Unusable(path, f"expected a non-negative integer, got {json.dumps(v)}")
+
+def bounded(maximum):
+    """A reader for get(): num() no larger than `maximum` (the field's width)."""
+    def read(v, path):
+        n = num(v, path)
+        if n > maximum:  # worded as the C++ loader words it
+            bounds = f"0..{maximum}" if maximum <= 0xFFFF else f"0x0..{maximum:#x}"
+            raise Unusable(path, f"{json.dumps(v)} is out of range ({bounds})")
+        return n
+    return read
+
+def boolean(v, path):
+    if not isinstance(v, bool):
+        raise Unusable(path, f"expected true or false, got {json.dumps(v)}")
+    return v
+
+def opcode_number(v, path):
+    """A BTH opcode: a name `rocecert decode` prints, or a number 0..0xff (reserved ones too)."""
+    if not is_name(v):
+        return bounded(0xFF)(v, path)
+    if v not in OPCODE_BY_NAME:
+        raise Unusable(path, f"unknown opcode {json.dumps(v)} (the names `rocecert decode` prints, e.g. "
+                             f"RC_SEND_MIDDLE, or a number 0..0xff)")
+    return OPCODE_BY_NAME[v]
+
+def syndrome_number(v, path):
+    """An AETH syndrome: a number 0..0xff, or a name, which is the first syndrome of that name (ACK
+    with no credit, RNR NAK with timer code 0, a NAK code)."""
+    if not is_name(v):
+        return bounded(0xFF)(v, path)
+    first = next((syndrome for syndrome in range(0x100) if aeth_name(syndrome) == v), None)
+    if first is None:
+        raise Unusable(path, f"unknown AETH {json.dumps(v)} (ACK, RNR_NAK, {', '.join(NAKS)}, or a number 0..0xff)")
+    return first
 
 def enum(v, names, path):
     table = names if isinstance(names, dict) else {n: i for i, n in enumerate(names)}
@@ -272,7 +332,10 @@ def piece(p, path, region_len):
     if kind == "u64":
         words = v if isinstance(v, list) else [v]
         return offset, b"".join(struct.pack("<Q", num(w, f"{path}.u64")) for w in words)
-    start, length = num(v, f"{path}.{kind}"), get(p, "length", path, default=region_len - offset)
+    start = num(v, f"{path}.{kind}")
+    if region_len is None and "length" not in p:  # an injected payload: no region to fill to the end of
+        raise Unusable(path, f"missing required key \"length\" (for \"{kind}\")")
+    length = get(p, "length", path) if "length" in p else region_len - offset
     return offset, bytes((start if kind == "fill" else start + i) & 0xFF for i in range(length))
 
 def adapter_seed(seed, index):
@@ -291,7 +354,8 @@ def errno_name(e):
 
 # --- frames ---------------------------------------------------------------------------------------
 class Frame:
-    """A frame a device emitted, decoded as far as a "frames" expectation and a fault rule look."""
+    """A frame a device emitted (or an inject step made), decoded as far as a "frames" expectation
+    and a fault rule look."""
 
     def __init__(self, src, data):
         self.src, self.name, self.ip, self.ackreq = src, "a frame that is not RoCEv2", None, False
@@ -299,7 +363,7 @@ class Frame:
         try:
             self.decode(data)
         except (struct.error, IndexError):
-            self.name = "a truncated frame"
+            self.name, self.opcode = "a truncated frame", None
 
     def decode(self, f):
         ethertype, off = struct.unpack_from("!H", f, 12)[0], 14   # Ethernet without VLAN tags
@@ -313,6 +377,8 @@ class Frame:
         if dport != 4791:
             return
         bth, end = udp + 8, udp + udp_len    # the UDP length, not the frame's: Ethernet may pad
+        if end > len(f):
+            raise IndexError  # cut short (an injected "truncate"): the model's decoder rejects it
         self.opcode = f[bth]
         self.name, headers = OPCODES.get(self.opcode, (f"0x{self.opcode:02X}", ""))
         self.dqpn = int.from_bytes(f[bth + 5:bth + 8], "big")
@@ -328,20 +394,14 @@ class Frame:
         self.payload_len = end - off - 4 - ((f[bth + 1] >> 4) & 3)   # less the ICRC and PadCnt
 
     def aeth(self):
-        """The AETH syndrome as `rocecert decode` names it (refmodel wire/headers.cpp aeth_name)."""
-        s = self.syndrome
-        if s is None:
-            return "none"
-        kind = 0x40 if s & 0x80 else s & 0x60
-        if kind == 0x60:
-            return NAKS[s & 0x1F] if s & 0x1F < len(NAKS) else "NAK_RESERVED"
-        return {0x00: "ACK", 0x20: "RNR_NAK", 0x40: "RESERVED"}[kind]
+        return "none" if self.syndrome is None else aeth_name(self.syndrome)
 
     def matches(self, m):
-        """A fault rule's "match" (refmodel/model/faults.cpp matches())."""
-        if self.opcode is None:
+        """A fault rule's "match" (refmodel/model/faults.cpp matches()). A frame the model's decoder
+        rejects (not RoCEv2, cut short, an unknown opcode) matches only a rule without a match."""
+        if self.opcode not in OPCODES:
             return not m
-        n, ack = self.name, self.name == "RC_ACKNOWLEDGE"
+        n, ack = self.name, self.name.partition("_")[2] == "ACKNOWLEDGE"
         response = "RESPONSE" in n or "ACKNOWLEDGE" in n
         classes = {"any": True, "request": not response and n != "CNP_CNP", "response": response,
                    "send": "_SEND_" in n, "write": "_RDMA_WRITE_" in n, "read_request": n.endswith("READ_REQUEST"),
@@ -357,6 +417,22 @@ class Frame:
         return s + (f" {self.aeth()} MSN={self.msn}" if self.syndrome is not None else "")
 
 
+def aeth_name(s):
+    """An AETH syndrome as `rocecert decode` names it (refmodel wire/headers.cpp aeth_name)."""
+    kind = 0x40 if s & 0x80 else s & 0x60
+    if kind == 0x60:
+        return NAKS[s & 0x1F] if s & 0x1F < len(NAKS) else "NAK_RESERVED"
+    return {0x00: "ACK", 0x20: "RNR_NAK", 0x40: "RESERVED"}[kind]
+
+
+def ipv4_checksum(header):
+    """RFC 791, over a header whose checksum field is zero."""
+    total = sum(struct.unpack(f"!{len(header) // 2}H", header))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return ~total & 0xFFFF
+
+
 def mark_ecn_ce(frame, ip):
     """ECN = CE (11). The IPv4 header checksum covers the TOS byte, so it is recomputed."""
     f, (off, version) = bytearray(frame), ip
@@ -365,11 +441,60 @@ def mark_ecn_ce(frame, ip):
         return bytes(f)
     f[off + 1] |= 0x03
     f[off + 10:off + 12] = b"\0\0"
-    total = sum(struct.unpack_from(f"!{(f[off] & 0x0F) * 2}H", f, off))
-    while total >> 16:
-        total = (total & 0xFFFF) + (total >> 16)
-    struct.pack_into("!H", f, off + 10, ~total & 0xFFFF)
+    struct.pack_into("!H", f, off + 10, ipv4_checksum(f[off:off + (f[off] & 0x0F) * 4]))
     return bytes(f)
+
+
+# --- building a frame (an inject step): refmodel/wire/encode.cpp and icrc.cpp ----------------------
+LRH_CRC = zlib.crc32(b"\xff" * 8)  # the 8 bytes of 1s that stand in for the LRH (IBA Annex A17.7.1)
+
+def icrc(packet, ip_len):
+    """The RoCEv2 ICRC of IP header .. payload and pad: CRC-32 with the variant fields masked to 1s
+    (the IP fields a router changes, the UDP checksum, BTH byte 4: FECN, BECN, Resv6a)."""
+    head = bytearray(packet[:ip_len + 8 + 12])
+    if ip_len == 20:  # IPv4: TOS, TTL, header checksum
+        head[1] = head[8] = head[10] = head[11] = 0xFF
+    else:             # IPv6: traffic class, flow label, hop limit
+        head[0] |= 0x0F
+        head[1:4], head[7] = b"\xff\xff\xff", 0xFF
+    head[ip_len + 6:ip_len + 8], head[ip_len + 12] = b"\xff\xff", 0xFF
+    return zlib.crc32(packet[len(head):], zlib.crc32(bytes(head), LRH_CRC))
+
+# The extended headers from an inject step's fields (refmodel wire/headers.cpp write_*): the
+# RDETH's EE context, the XRCETH's SRQ number and the FETH have no field there and stay zero.
+HEADER_BYTES = {"E": lambda w: bytes(4), "X": lambda w: bytes(4), "F": lambda w: bytes(4), "C": lambda w: bytes(16),
+                "D": lambda w: struct.pack("!II", w["qkey"], w["src_qp"]),
+                "R": lambda w: struct.pack("!QII", w["va"], w["rkey"], w["dmalen"]),
+                "T": lambda w: struct.pack("!QIQQ", w["va"], w["rkey"], w["swap_add"], w["compare"]),
+                "A": lambda w: struct.pack("!I", w["syndrome"] << 24 | w["msn"]),
+                "K": lambda w: struct.pack("!Q", w["orig"]), "I": lambda w: struct.pack("!I", w["imm_data"]),
+                "V": lambda w: struct.pack("!I", w["invalidate_rkey"])}
+
+def is_ipv4(gid):
+    return gid[:12] == bytes(10) + b"\xff\xff"
+
+def encode_frame(w):
+    """The frame of `w` (field: value; a field not there is 0), as finalize() then encode() write
+    it: no VLAN tag, no IP options, IPv4 id 0 with DF, TTL/hop limit 64, UDP checksum 0, BTH
+    PadCnt from the payload, then the ICRC (little-endian, as rxe stores it)."""
+    pad = -len(w["payload"]) % 4
+    bth = struct.pack("!BBHII", w["opcode"], w["se"] << 7 | w["migreq"] << 6 | pad << 4 | w["tver"], w["pkey"],
+                      w["dqpn"], w["ackreq"] << 31 | w["psn"])
+    headers = OPCODES.get(w["opcode"], ("", ""))[1]    # an unknown opcode: the BTH alone
+    transport = bth + b"".join(HEADER_BYTES[h](w) for h in headers) + w["payload"] + bytes(pad)
+    udp_len = 8 + len(transport) + 4
+    udp = struct.pack("!HHHH", w["sport"], 4791, udp_len, 0)
+    if is_ipv4(w["sgid"]):
+        ip = bytearray(struct.pack("!BBHHHBBH4s4s", 0x45, w["ecn"], 20 + udp_len, 0, 0x4000, 64, 17, 0,
+                                   w["sgid"][12:], w["dgid"][12:]))
+        struct.pack_into("!H", ip, 10, ipv4_checksum(ip))
+        ethertype = 0x0800
+    else:
+        ip = struct.pack("!IHBB16s16s", 6 << 28 | w["ecn"] << 20, udp_len, 17, 64, w["sgid"], w["dgid"])
+        ethertype = 0x86DD
+    packet = bytes(ip) + udp + transport
+    return w["eth_dst"] + w["eth_src"] + struct.pack("!H", ethertype) + packet + struct.pack(
+        "<I", icrc(packet, len(ip)))
 
 
 # --- the plugin, its devices, the link --------------------------------------------------------------
@@ -441,7 +566,8 @@ STEP_KEYS = {"alloc_pd": {"adapter", "as"}, "create_cq": {"adapter", "as", "cqe"
              "create_qp": {"pd", "as", "type", "send_cq", "recv_cq", "cap", "sq_sig_all", "dut_qpn",
                            "expect_error"},
              "modify_qp": {"qp", "attr", "attr_mask", "expect_error"}, "post_recv": {"qp", "wr", "expect_error"},
-             "post_send": {"qp", "wr", "expect_error"}, "run": {"for_ns", "until_ns", "poll"},
+             "post_send": {"qp", "wr", "expect_error"}, "inject": {"from", "qp", "to", "frame"},
+             "run": {"for_ns", "until_ns", "poll"},
              "expect": {"frames", "completions", "memory", "qp_state", "async_events"}}
 SEND_WR_KEYS = {"wr_id", "opcode", "send_flags", "sg_list", "rkey", "remote_addr", "remote_offset", "imm_data",
                 "compare_add", "swap", "invalidate_rkey", "bind", "flush_type", "flush_level", "ah", "remote_qpn",
@@ -574,10 +700,13 @@ class Runner:
     def transmit(self, dev, data):
         frame = Frame(dev.index, data)
         self.sent.append(frame)  # sent, whatever the link then does to it
-        link = dev.link
-        if link is None:
-            return
-        direction = 0 if dev.index == link.a else 1
+        if dev.link is not None:
+            self.carry(dev.link, dev.index, data, frame)
+
+    def carry(self, link, src, data, frame):
+        """The link takes a frame at adapter src's end: the frames a device emits, and the ones an
+        inject step makes in its adapter's name, alike."""
+        direction = 0 if src == link.a else 1
         # Serialization at the line rate with preamble, SFD, IFG and FCS (24 bytes), as the
         # model's Link does: the order of the frames of both ends can depend on it.
         start = max(self.now, link.busy_until[direction])
@@ -640,6 +769,14 @@ class Runner:
 
     def qpn(self, v, path):
         return self.ref(v, ("qp",), path).qpn if is_name(v) else num(v, path)
+
+    def qpn24(self, v, path):
+        """A QP's number on the wire: its name, or a number of 24 bits at most."""
+        return self.qpn(v, path) if is_name(v) else bounded(0xFFFFFF)(v, path)
+
+    def rkey32(self, v, path):
+        """An rkey on the wire: an MR or MW name (this run's key), or a number of 32 bits at most."""
+        return self.key(v, path) if is_name(v) else bounded(U32)(v, path)
 
     def av(self, spec, path):
         """An address vector: "peer" (adapter or QP) gives dgid and dmac; dgid and dmac override."""
@@ -816,6 +953,92 @@ class Runner:
         wr.bind_addr = get(b, "addr", p, default=wr.bind_addr)
         wr.bind_length = get(b, "length", p, default=wr.bind_length)
         wr.bind_access = get(b, "access", p, lambda v, q: flags(v, ACCESS, q))
+
+    def step_inject(self, s, path):
+        """A frame built field by field (docs/scenario.md, inject) enters the link as if adapter
+        `from` had sent it: link latency and fault rules apply, yet it is not one of the frames
+        `from` sent, which "frames" expectations list (the C++ runner reports it to on_inject)."""
+        src = self.named(s, "from", path, "adapter").adapter
+        qp = get(s, "qp", path, lambda v, p: self.ref(v, ("qp",), p) if is_name(v) else self.qpn24(v, p))
+        if isinstance(qp, Obj):  # a QP name says the destination adapter
+            if "to" in s:
+                raise Unusable(path + ".to", "\"to\" goes with a QP number; a QP name says its adapter")
+            to, dqpn = qp.adapter, qp.qpn
+        else:
+            to, dqpn = self.named(s, "to", path, "adapter").adapter, qp
+        names = [d.name for d in self.devices]
+        if to == src:
+            raise Unusable(path + ".qp", f"the frame goes from \"{names[src]}\" to itself; inject toward another "
+                                         f"adapter")
+        link = next((l for l in {d.link for d in self.devices} if l and {l.a, l.b} == {src, to}), None)
+        if link is None:
+            raise Unusable(path, f"no link joins \"{names[src]}\" and \"{names[to]}\"")
+        data = self.inject_frame(get(s, "frame", path, raw), path + ".frame", src, to, dqpn)
+        self.carry(link, src, data, Frame(src, data))
+
+    def inject_frame(self, f, p, src, to, dqpn):
+        """The bytes of an inject step's frame, read as conformance/scenario/loader_inject.cpp reads
+        it, with the names resolved to this run's numbers as the C++ runner's exec() does."""
+        check_keys(f, p, INJECT_FRAME_KEYS)
+        w = defaultdict(int, dqpn=dqpn, pkey=0xFFFF, sport=0xC000, payload=b"")
+        w["opcode"] = get(f, "opcode", p, opcode_number)
+        name, headers = OPCODES.get(w["opcode"], (f"opcode {w['opcode']:#04x}", None))
+        known, headers = headers is not None, headers or ""
+        for h, keys in INJECT_HEADER_KEYS:
+            for k in keys:
+                if k in f and h not in headers:
+                    raise Unusable(f"{p}.{k}", f"\"{k}\" belongs to the {HEADER_NAME[h]}, which {name} does not "
+                                               f"carry")
+        # Addresses: the two adapters', unless overridden (a packet from elsewhere, or not for B).
+        a, b = (self.objs[self.devices[i].name] for i in (src, to))
+        w["eth_src"], w["eth_dst"] = a.mac, b.mac
+        w["sgid"], w["dgid"] = get(f, "src_ip", p, gid_bytes, a.gid), get(f, "dst_ip", p, gid_bytes, b.gid)
+        if is_ipv4(w["sgid"]) != is_ipv4(w["dgid"]):
+            raise Unusable(p, "the source and destination addresses must both be IPv4 or both IPv6")
+        w["ecn"], w["sport"] = get(f, "ecn", p, bounded(3), 0), get(f, "sport", p, bounded(0xFFFF), w["sport"])
+        w["psn"] = get(f, "psn", p, bounded(0xFFFFFF))
+        w["pkey"], w["tver"] = get(f, "pkey", p, bounded(0xFFFF), w["pkey"]), get(f, "tver", p, bounded(15), 0)
+        for key in ("ackreq", "se", "migreq"):
+            w[key] = get(f, key, p, boolean, False)
+        self.inject_target(f, p, w, name, headers)
+        for key, width in [("dmalen", U32), ("swap_add", U64), ("compare", U64), ("msn", 0xFFFFFF), ("orig", U64),
+                           ("qkey", U32), ("imm_data", U32)]:
+            w[key] = get(f, key, p, bounded(width), 0)
+        w["syndrome"] = get(f, "syndrome", p, syndrome_number, 0)
+        w["src_qp"] = get(f, "src_qp", p, self.qpn24, 0)
+        w["invalidate_rkey"] = get(f, "invalidate_rkey", p, self.rkey32, 0)
+        if "payload" in f:
+            if not known or name.endswith(NO_PAYLOAD):
+                raise Unusable(p + ".payload", f"{name} carries no payload")
+            check_keys(f["payload"], p + ".payload", PIECE_KEYS)
+            offset, data = piece(f["payload"], p + ".payload", None)   # "offset": leading zero bytes
+            if offset + len(data) > MAX_INJECT_PAYLOAD:
+                raise Unusable(p + ".payload", f"a payload of {offset + len(data)} bytes is above the limit of "
+                                               f"{MAX_INJECT_PAYLOAD}")
+            w["payload"] = bytes(offset) + data
+        bad_icrc = get(f, "icrc", p, raw, None)
+        if bad_icrc not in (None, "bad"):
+            raise Unusable(p + ".icrc", f"\"icrc\" is \"bad\" (or absent), not {json.dumps(bad_icrc)}")
+        frame = encode_frame(w)
+        if bad_icrc:  # inverted after it is computed
+            frame = frame[:-4] + bytes(x ^ 0xFF for x in frame[-4:])
+        return frame[:get(f, "truncate", p, bounded(0xFFFF), len(frame))]
+
+    def inject_target(self, f, p, w, name, headers):
+        """The RETH's or AtomicETH's rkey and va: "va" is absolute, "va_offset" counts from the iova
+        of the MR "rkey" names."""
+        for k in ("rkey", "va", "va_offset"):
+            if k in f and "R" not in headers and "T" not in headers:
+                raise Unusable(f"{p}.{k}", f"\"{k}\" needs a RETH or an AtomicETH, which {name} does not carry")
+        if "va" in f and "va_offset" in f:
+            raise Unusable(p + ".va_offset", "\"va\" and \"va_offset\" exclude each other")
+        w["rkey"] = get(f, "rkey", p, self.rkey32, 0)
+        w["va"] = get(f, "va", p, bounded(U64), 0)
+        if "va_offset" in f:
+            mr = self.ref(f["rkey"], ("mr", "mw"), p + ".rkey") if is_name(f.get("rkey")) else None
+            if mr is None or mr.kind != "mr":
+                raise Unusable(p + ".va_offset", "\"va_offset\" needs \"rkey\" to name an MR; use \"va\"")
+            w["va"] = (mr.iova + get(f, "va_offset", p, bounded(U64))) & U64
 
     def step_run(self, s, path):
         if "until_ns" in s or "for_ns" in s:

@@ -184,9 +184,12 @@ TEST(DutPlugin, PythonCtypesExampleRunsVectors) {
   ROCECERT_REQUIRE_TOOL(command_succeeds(python + " -c 'import ctypes'"), "python3");
   const std::string script = std::string(ROCECERT_SOURCE_DIR) + "/examples/dut/run_vector.py";
   const std::string run = python + " " + script + " " + ROCECERT_MODEL_DUT + " ";
-  for (const char* v : {"opcodes/rc-send-3mtu-00", "opcodes/rc-rdma-read-1pkt-00",
-                        "opcodes/ud-send-1pkt-00", "bugs/stale-rkey-after-dereg-00",
-                        "reliability/ack-timeout-00", "errors/rc-resp-rkey-violation-rxe-00"}) {
+  for (const char* v :
+       {"opcodes/rc-send-3mtu-00", "opcodes/rc-rdma-read-1pkt-00", "opcodes/ud-send-1pkt-00",
+        "bugs/stale-rkey-after-dereg-00", "reliability/ack-timeout-00",
+        "errors/rc-resp-rkey-violation-rxe-00",
+        // inject steps: frames built by the script's own encoder
+        "errors/rc-resp-opcode-sequence-iba-00", "errors/rc-req-local-length-rxe-00"}) {
     const std::string path = kSet + "/" + v + ".json";
     if (!fs::exists(path)) {
       ADD_FAILURE() << path << " is not in the set any more: pick another";
