@@ -2,6 +2,7 @@
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(LIBPCAP REQUIRED IMPORTED_TARGET libpcap)
 pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
+pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET z3)  # proofs/ (libz3-dev)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 if(NOT ROCECERT_FUZZ)

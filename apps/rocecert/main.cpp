@@ -8,6 +8,7 @@
 #include "check_command.h"
 #include "decode_command.h"
 #include "mutate_command.h"
+#include "prove_command.h"
 #include "simulate_command.h"
 #include "split_merge_commands.h"
 #include "vectors_command.h"
@@ -69,6 +70,15 @@ int main(int argc, char** argv) {
   mut->add_option("--seed", mutate.seed, "Picks the frame among the eligible ones (default 1)");
   mut->add_flag("--list", mutate.list, "List the kinds: name, rule that must catch it, what");
 
+  rocecert::cli::ProveArgs prove;
+  CLI::App* prv = app.add_subcommand(
+      "prove",
+      "Prove with Z3 that the model's tables and functions say what the specification says");
+  prv->add_option("ID", prove.only, "Only these proofs (default: all)");
+  prv->add_flag("--json", prove.json, "A JSON report on stdout");
+  prv->add_flag("--broken", prove.broken,
+                "Run each proof's deliberately broken variant: each must be refuted");
+
   rocecert::cli::VectorsArgs vectors;
   CLI::App* vec = rocecert::cli::add_vectors_command(app, vectors);
 
@@ -87,6 +97,7 @@ int main(int argc, char** argv) {
     if (*spl) return rocecert::cli::run_split(split);
     if (*mrg) return rocecert::cli::run_merge(mergeargs);
     if (*mut) return rocecert::cli::run_mutate(mutate);
+    if (*prv) return rocecert::cli::run_prove(prove);
     if (*vec) return rocecert::cli::run_vectors(*vec, vectors);
     if (*sim) {
       if (seed_opt->count() > 0) simulate.seed = seed;

@@ -1,0 +1,100 @@
+// The proofs hold on the model, each broken variant is refuted with a counterexample, and the
+// transcriptions the function proofs reason about agree with the compiled functions.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "internal.h"
+#include "rocecert/mem/range.h"
+#include "rocecert/proofs/proofs.h"
+#include "rocecert/qp/ids.h"
+
+namespace rocecert::testing {
+namespace {
+
+using proofs::Variant;
+
+// The bounds proof runs on 16-bit words here (options.quick, the same transcription); the full
+// 64-bit run is `rocecert prove` (apps/rocecert/tests).
+const proofs::Options kQuick{true};
+
+TEST(Proofs, EveryProofHoldsOnTheModel) {
+  ASSERT_GE(proofs::catalog().size(), 6u);
+  for (const proofs::Proof& p : proofs::catalog()) {
+    const proofs::Outcome o = proofs::prove(p, Variant::MODEL, kQuick);
+    EXPECT_TRUE(o.proved) << p.id << ": " << o.counterexample;
+    EXPECT_TRUE(o.counterexample.empty()) << p.id;
+  }
+}
+
+// A proof that cannot fail proves nothing: each broken variant must be refuted, with values.
+TEST(Proofs, EveryBrokenVariantIsRefutedWithACounterexample) {
+  for (const proofs::Proof& p : proofs::catalog()) {
+    const proofs::Outcome o = proofs::prove(p, Variant::BROKEN, kQuick);
+    EXPECT_FALSE(o.proved) << p.id << " proved its broken variant: " << p.broken;
+    EXPECT_FALSE(o.counterexample.empty()) << p.id;
+  }
+  // The counterexamples are the ones the breakages make.
+  EXPECT_NE(proofs::prove(*proofs::find("PSN.SERIAL_ORDER"), Variant::BROKEN)
+                .counterexample.find("psn_diff(a, b) = 8388608"),
+            std::string::npos);
+  EXPECT_EQ(proofs::prove(*proofs::find("QP.REACHABLE"), Variant::BROKEN).counterexample,
+            "RC: no sequence of modify_qp from RESET reaches RTR");
+  EXPECT_EQ(proofs::prove(*proofs::find("QP.ERR_EXITS"), Variant::BROKEN).counterexample,
+            "UC: ERR -> RTS is a valid cell");
+  EXPECT_NE(proofs::prove(*proofs::find("QP.ATTRS_DISJOINT"), Variant::BROKEN)
+                .counterexample.find("RC RTR -> RTS"),
+            std::string::npos);
+  EXPECT_NE(proofs::prove(*proofs::find("MEM.RANGE_WITHIN"), Variant::BROKEN, kQuick)
+                .counterexample.find("the model says "),
+            std::string::npos);
+}
+
+TEST(Proofs, IdsAreUniqueAndFound) {
+  std::set<std::string_view> ids;
+  for (const proofs::Proof& p : proofs::catalog()) {
+    EXPECT_TRUE(ids.insert(p.id).second) << p.id;
+    EXPECT_EQ(proofs::find(p.id), &p);
+    EXPECT_FALSE(p.statement.empty() || p.reference.empty() || p.broken.empty()) << p.id;
+  }
+  EXPECT_EQ(proofs::find("NO.SUCH"), nullptr);
+}
+
+// The transcription of qp::psn_diff is the function: on the edges of the window and the space,
+// and on random pairs.
+TEST(ProofTranscriptions, PsnDiffAgreesWithTheModel) {
+  const std::uint32_t edges[] = {0,        1,        2,        0x7FFFFE, 0x7FFFFF,
+                                 0x800000, 0x800001, 0xFFFFFE, 0xFFFFFF};
+  for (const std::uint32_t a : edges)
+    for (const std::uint32_t b : edges)
+      EXPECT_EQ(proofs::detail::eval_psn_diff(a, b), qp::psn_diff(qp::Psn(a), qp::Psn(b)))
+          << a << " " << b;
+  std::mt19937 rng(7);
+  for (int i = 0; i < 300; ++i) {
+    const std::uint32_t a = rng() & 0xFFFFFF, b = rng() & 0xFFFFFF;
+    EXPECT_EQ(proofs::detail::eval_psn_diff(a, b), qp::psn_diff(qp::Psn(a), qp::Psn(b)))
+        << a << " " << b;
+  }
+}
+
+// The transcription of mem::range_within is the function.
+TEST(ProofTranscriptions, RangeWithinAgreesWithTheModel) {
+  const std::uint64_t edges[] = {
+      0, 1, 7, 8, 0x7FFFFFFFFFFFFFFFull, 0x8000000000000000ull, ~0ull - 1, ~0ull};
+  for (const std::uint64_t s : edges)
+    for (const std::uint64_t l : edges)
+      for (const std::uint64_t b : edges)
+        for (const std::uint64_t bl : edges)
+          EXPECT_EQ(proofs::detail::eval_range_within(s, l, b, bl), mem::range_within(s, l, b, bl))
+              << s << " " << l << " " << b << " " << bl;
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 200; ++i) {
+    const std::uint64_t b = rng(), bl = rng() >> (rng() % 64), s = b + (rng() % 4096) - 2048,
+                        l = rng() % 8192;
+    EXPECT_EQ(proofs::detail::eval_range_within(s, l, b, bl), mem::range_within(s, l, b, bl));
+  }
+}
+
+}  // namespace
+}  // namespace rocecert::testing
