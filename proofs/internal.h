@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "rocecert/errors/arbitration.h"
 #include "rocecert/proofs/proofs.h"
 
 namespace rocecert::proofs::detail {
@@ -20,6 +21,10 @@ z3::expr psn_diff(z3::context& c, const z3::expr& a, const z3::expr& b, Variant 
 // base_length, which wraps.
 z3::expr range_within(z3::context& c, const z3::expr& start, const z3::expr& length,
                       const z3::expr& base, const z3::expr& base_length, Variant v);
+
+// errors::precedence_compare (refmodel/errors/arbitration.cpp) evaluated through its
+// transcription in arbitration.cpp: -1, 0 or 1.
+int eval_precedence(const errors::ErrorEvent& a, const errors::ErrorEvent& b);
 
 // The same transcriptions evaluated on numbers (for the tests that hold them to the C++).
 std::int32_t eval_psn_diff(std::uint32_t a, std::uint32_t b);
@@ -37,6 +42,7 @@ Outcome prove_range_within(Variant v, const Options& options);
 Outcome prove_transitions_reachable(Variant v, const Options& options);
 Outcome prove_err_exits(Variant v, const Options& options);
 Outcome prove_attrs_disjoint(Variant v, const Options& options);
+Outcome prove_arbitration_order(Variant v, const Options& options);
 
 // "0x1234" for a bit-vector value of a model.
 std::string hex_of(const z3::model& m, const z3::expr& e);

@@ -53,6 +53,14 @@ const Entry kProofs[] = {
       "IBA Vol. 1 Table 91; docs/spec-notes.md §6.2",
       "SQ_PSN made optional in RC RTR -> RTS, where it is required"},
      detail::prove_attrs_disjoint},
+    {{"ARB.TOTAL_ORDER",
+      "the PRECEDENCE key of error arbitration (tier, time, QPN, adapter, class, resource) is a "
+      "strict total order over error events: irreflexive, transitive, and any two events that "
+      "differ in a field are ordered; so the order simultaneous errors are handled in does not "
+      "depend on the order they were collected in",
+      "docs/error-arbitration.md (IBA Vol. 1 §10.10, §11.6 leave the order to the CI)",
+      "the resource left out of the key"},
+     detail::prove_arbitration_order},
 };
 
 }  // namespace
