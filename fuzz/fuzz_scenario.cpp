@@ -51,6 +51,20 @@ void check_loaded(const Scenario& sc) {
   }
   for (const conformance::Step& s : sc.steps) {
     if (s.op.empty()) __builtin_trap();
+    // An inject step joins two different adapters by an existing link, within the payload limit.
+    if (const auto* in = std::get_if<conformance::InjectStep>(&s.body)) {
+      if (in->from >= sc.adapters.size() || in->to >= sc.adapters.size() || in->from == in->to ||
+          in->link >= sc.links.size() || in->spec.payload.size() > 9000 ||
+          (in->truncate && *in->truncate == 0))
+        __builtin_trap();
+      const conformance::LinkSpec& l = sc.links[in->link];
+      if (!((l.a == in->from && l.b == in->to) || (l.a == in->to && l.b == in->from)))
+        __builtin_trap();
+      check_obj(sc, in->dest_qp.qp);
+      check_obj(sc, in->src_qp.qp);
+      check_obj(sc, in->rkey.object);
+      check_obj(sc, in->invalidate_rkey.object);
+    }
     if (const auto* e = std::get_if<conformance::ExpectStep>(&s.body)) {
       if (e->frames) {
         for (const conformance::FrameExpect& f : e->frames->frames) {
