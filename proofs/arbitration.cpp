@@ -92,24 +92,19 @@ Outcome prove_arbitration_order(Variant v, const Options& /*options*/) {
   const z3::expr claim = z3::implies(valid(a) && valid(b) && valid(d),
                                      !lt(a, a) && z3::implies(lt(a, b) && lt(b, d), lt(a, d)) &&
                                          z3::implies(!same(a, b), lt(a, b) || lt(b, a)));
-  Outcome o;
-  if (const auto m = refute(c, claim)) {
+  return settle(c, claim, [&](const z3::model& m) {
     const auto show = [&](const Event& e) {
       return fmt::format(
           "{{{} t={} qpn={} adapter={} resource={}:{}}}",
           errors::to_string(
-              static_cast<errors::ErrorClass>(m->eval(e.cls, true).get_numeral_uint())),
-          m->eval(e.time, true).get_numeral_uint64(), hex_of(*m, e.qpn),
-          m->eval(e.adapter, true).get_numeral_uint(), m->eval(e.kind, true).get_numeral_uint(),
-          m->eval(e.id, true).get_numeral_uint());
+              static_cast<errors::ErrorClass>(m.eval(e.cls, true).get_numeral_uint())),
+          m.eval(e.time, true).get_numeral_uint64(), hex_of(m, e.qpn),
+          m.eval(e.adapter, true).get_numeral_uint(), m.eval(e.kind, true).get_numeral_uint(),
+          m.eval(e.id, true).get_numeral_uint());
     };
-    o.counterexample =
-        fmt::format("a={} b={} c={}: a<b {}, b<a {}", show(a), show(b), show(d),
-                    m->eval(lt(a, b), true).is_true(), m->eval(lt(b, a), true).is_true());
-  } else {
-    o.proved = true;
-  }
-  return o;
+    return fmt::format("a={} b={} c={}: a<b {}, b<a {}", show(a), show(b), show(d),
+                       m.eval(lt(a, b), true).is_true(), m.eval(lt(b, a), true).is_true());
+  });
 }
 
 }  // namespace rocecert::proofs::detail

@@ -48,17 +48,13 @@ Outcome prove_range_within(Variant v, const Options& options) {
                         z3::ule(wide(s) + wide(l), wide(b) + wide(bl)) &&
                         z3::ule(wide(b) + wide(bl), limit);
   const z3::expr claim = range_within(c, s, l, b, bl, v) == spec;
-  Outcome o;
-  if (const auto m = refute(c, claim)) {
-    o.counterexample = fmt::format(
+  return settle(c, claim, [&](const z3::model& m) {
+    return fmt::format(
         "va={} length={} base={} region_length={}: the model says {}, the specification {}",
-        hex_of(*m, s), hex_of(*m, l), hex_of(*m, b), hex_of(*m, bl),
-        m->eval(range_within(c, s, l, b, bl, v), true).is_true() ? "inside" : "outside",
-        m->eval(spec, true).is_true() ? "inside" : "outside");
-  } else {
-    o.proved = true;
-  }
-  return o;
+        hex_of(m, s), hex_of(m, l), hex_of(m, b), hex_of(m, bl),
+        m.eval(range_within(c, s, l, b, bl, v), true).is_true() ? "inside" : "outside",
+        m.eval(spec, true).is_true() ? "inside" : "outside");
+  });
 }
 
 }  // namespace rocecert::proofs::detail

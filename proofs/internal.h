@@ -5,6 +5,7 @@
 #include <z3++.h>
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -34,6 +35,9 @@ bool eval_range_within(std::uint64_t start, std::uint64_t length, std::uint64_t 
 // Looks for a counterexample to `claim` (true for every value of its constants): none means it
 // is proved; otherwise the solver's model of one.
 std::optional<z3::model> refute(z3::context& c, const z3::expr& claim);
+// The outcome of proving `claim`: proved, or the counterexample `describe` makes of the model.
+Outcome settle(z3::context& c, const z3::expr& claim,
+               const std::function<std::string(const z3::model&)>& describe);
 
 // One proof per function (psn.cpp, bounds.cpp, transitions.cpp).
 Outcome prove_psn_serial_order(Variant v, const Options& options);

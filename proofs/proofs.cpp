@@ -103,6 +103,17 @@ std::optional<z3::model> refute(z3::context& c, const z3::expr& claim) {
   return s.get_model();
 }
 
+Outcome settle(z3::context& c, const z3::expr& claim,
+               const std::function<std::string(const z3::model&)>& describe) {
+  Outcome o;
+  if (const auto m = refute(c, claim)) {
+    o.counterexample = describe(*m);
+  } else {
+    o.proved = true;
+  }
+  return o;
+}
+
 std::string hex_of(const z3::model& m, const z3::expr& e) {
   return fmt::format("{:#x}", m.eval(e, true).get_numeral_uint64());
 }

@@ -42,15 +42,10 @@ Outcome prove_psn_serial_order(Variant v, const Options& /*options*/) {
                                 diff <= c.bv_val(kHalf - 1, 32) &&
                                 // the distance itself, mod 2^24: a - b = diff (mod 2^24)
                                 diff.extract(23, 0) == d24);
-  Outcome o;
-  if (const auto m = refute(c, claim)) {
-    o.counterexample =
-        fmt::format("a={} b={}: psn_diff(a, b) = {}", hex_of(*m, a), hex_of(*m, b),
-                    static_cast<std::int32_t>(m->eval(diff, true).get_numeral_uint()));
-  } else {
-    o.proved = true;
-  }
-  return o;
+  return settle(c, claim, [&](const z3::model& m) {
+    return fmt::format("a={} b={}: psn_diff(a, b) = {}", hex_of(m, a), hex_of(m, b),
+                       static_cast<std::int32_t>(m.eval(diff, true).get_numeral_uint()));
+  });
 }
 
 // The responder's regions relative to its expected PSN e (IBA Vol. 1 §9.7.5.1.1-2, C9-105;
@@ -75,15 +70,10 @@ Outcome prove_psn_responder_regions(Variant v, const Options& /*options*/) {
                     // a partition: exactly one region
                     (is_duplicate || is_ahead || is_next) && !(is_duplicate && is_ahead) &&
                     !(is_duplicate && is_next) && !(is_ahead && is_next));
-  Outcome o;
-  if (const auto m = refute(c, claim)) {
-    o.counterexample =
-        fmt::format("p={} e={}: psn_diff(p, e) = {}", hex_of(*m, p), hex_of(*m, e),
-                    static_cast<std::int32_t>(m->eval(diff, true).get_numeral_uint()));
-  } else {
-    o.proved = true;
-  }
-  return o;
+  return settle(c, claim, [&](const z3::model& m) {
+    return fmt::format("p={} e={}: psn_diff(p, e) = {}", hex_of(m, p), hex_of(m, e),
+                       static_cast<std::int32_t>(m.eval(diff, true).get_numeral_uint()));
+  });
 }
 
 }  // namespace rocecert::proofs::detail

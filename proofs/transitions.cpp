@@ -164,16 +164,12 @@ Outcome prove_attrs_disjoint(Variant v, const Options& /*options*/) {
   }
   const z3::expr state = c.bv_val(static_cast<std::uint32_t>(qp::AttrBit::STATE), 32);
   const z3::expr claim = z3::implies(valid, (req & opt) == 0 && ((req | opt) & state) == 0);
-  Outcome o;
-  if (const auto m = refute(c, claim)) {
-    const qp::TransitionEntry& e = t.at(m->eval(i, true).get_numeral_uint());
-    o.counterexample = fmt::format(
-        "{} {} -> {}: required {:#x}, optional {:#x}", qp::to_string(e.type), qp::to_string(e.from),
-        qp::to_string(e.to), e.rule.required.raw(), e.rule.optional.raw());
-  } else {
-    o.proved = true;
-  }
-  return o;
+  return settle(c, claim, [&](const z3::model& m) {
+    const qp::TransitionEntry& e = t.at(m.eval(i, true).get_numeral_uint());
+    return fmt::format("{} {} -> {}: required {:#x}, optional {:#x}", qp::to_string(e.type),
+                       qp::to_string(e.from), qp::to_string(e.to), e.rule.required.raw(),
+                       e.rule.optional.raw());
+  });
 }
 
 }  // namespace rocecert::proofs::detail
