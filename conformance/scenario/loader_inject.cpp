@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "loader_internal.h"
+#include "rocecert/qp/attr.h"
 #include "rocecert/wire/headers.h"
 #include "rocecert/wire/opcode.h"
 
@@ -27,11 +28,6 @@ const HeaderKeys kHeaderKeys[] = {
     {wire::Header::ImmDt, {"imm_data"}},
     {wire::Header::Ieth, {"invalidate_rkey"}},
 };
-
-bool ipv4(const std::array<std::uint8_t, 16>& gid) {
-  return std::all_of(gid.begin(), gid.begin() + 10, [](std::uint8_t b) { return b == 0; }) &&
-         gid[10] == 0xFF && gid[11] == 0xFF;
-}
 
 }  // namespace
 
@@ -92,9 +88,9 @@ InjectStep Loader::inject(const Node& n) {
   std::array<std::uint8_t, 16> sgid = src.gid, dgid = dst.gid;
   if (auto v = in_.optional(f, "src_ip")) sgid = gid(*v);
   if (auto v = in_.optional(f, "dst_ip")) dgid = gid(*v);
-  if (ipv4(sgid) != ipv4(dgid))
+  if (qp::is_ipv4_mapped(sgid) != qp::is_ipv4_mapped(dgid))
     in_.fail(f, "the source and destination addresses must both be IPv4 or both IPv6");
-  w.ip.version = ipv4(sgid) ? 4 : 6;
+  w.ip.version = qp::is_ipv4_mapped(sgid) ? 4 : 6;
   const std::size_t at = w.ip.version == 4 ? 12 : 0;
   std::copy(sgid.begin() + static_cast<std::ptrdiff_t>(at), sgid.end(), w.ip.src.begin());
   std::copy(dgid.begin() + static_cast<std::ptrdiff_t>(at), dgid.end(), w.ip.dst.begin());

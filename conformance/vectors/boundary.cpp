@@ -147,15 +147,8 @@ std::vector<Case> cases() {
       json::array({"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND"});
   const auto bind_window = [](json& s) {
     s.push_back(step({{"op", "alloc_mw"}, {"pd", "pdB"}, {"as", "mwB"}, {"type", 2}}));
-    s.push_back(post("qpB", {{"wr_id", 50},
-                             {"opcode", "BIND_MW"},
-                             {"send_flags", json::array({"SIGNALED"})},
-                             {"bind",
-                              {{"mw", "mwB"},
-                               {"mr", "mrB"},
-                               {"offset", 0x1000},
-                               {"length", 0x100},
-                               {"access", json::array({"REMOTE_WRITE"})}}}}));
+    s.push_back(
+        post("qpB", bind_mw("mwB", "mrB", 0x1000, 0x100, json::array({"REMOTE_WRITE"}), 50)));
     s.push_back(step({{"op", "run"}}));
   };
   for (const auto& [slug, objective, end] :

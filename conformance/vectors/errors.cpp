@@ -195,15 +195,7 @@ std::vector<Recipe> recipes() {
        no_bind,
        [](json& s) {
          s.push_back(step({{"op", "alloc_mw"}, {"pd", "pdA"}, {"as", "mwA"}, {"type", 2}}));
-         s.push_back(post("qpA", {{"wr_id", 1},
-                                  {"opcode", "BIND_MW"},
-                                  {"send_flags", json::array({"SIGNALED"})},
-                                  {"bind",
-                                   {{"mw", "mwA"},
-                                    {"mr", "mrA"},
-                                    {"offset", 0},
-                                    {"length", 4096},
-                                    {"access", json::array({"REMOTE_WRITE"})}}}}));
+         s.push_back(post("qpA", bind_mw("mwA", "mrA", 0, 4096, json::array({"REMOTE_WRITE"}), 1)));
        }},
       {E::CQ_OVERFLOW_SEND,
        "cq-overflow-send",

@@ -58,6 +58,9 @@ json post(const char* qp, json wr);
 json recv(const char* qp, json sg, std::uint64_t wr_id = 100);
 json wr(const char* opcode, json sg, std::uint64_t wr_id = 1, bool signaled = true);
 json remote(json w, json rkey = "mrB");
+// A signaled BIND_MW work request: window `mw` over `length` bytes of `mr` from `offset`.
+json bind_mw(const char* mw, const char* mr, std::uint64_t offset, std::uint64_t length,
+             json access, std::uint64_t wr_id);
 // An inject step (docs/scenario.md): `frame` put on the wire as if `from` had sent it to `qp`.
 json inject(const char* from, const char* qp, json frame);
 // A payload piece of `length` bytes of `fill`.

@@ -87,6 +87,18 @@ json bad_sge(std::uint32_t length) {  // an lkey that was never registered
 json post(const char* qp, json wr) {
   return step({{"op", "post_send"}, {"qp", qp}, {"wr", std::move(wr)}});
 }
+json bind_mw(const char* mw, const char* mr, std::uint64_t offset, std::uint64_t length,
+             json access, std::uint64_t wr_id) {
+  return {{"wr_id", wr_id},
+          {"opcode", "BIND_MW"},
+          {"send_flags", json::array({"SIGNALED"})},
+          {"bind",
+           {{"mw", mw},
+            {"mr", mr},
+            {"offset", offset},
+            {"length", length},
+            {"access", std::move(access)}}}};
+}
 json inject(const char* from, const char* qp, json frame) {
   return step({{"op", "inject"}, {"from", from}, {"qp", qp}, {"frame", std::move(frame)}});
 }

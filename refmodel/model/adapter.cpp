@@ -53,12 +53,6 @@ mem::MemConfig mem_config(const AdapterConfig& c) {
   return m;
 }
 
-bool is_ipv4_gid(const std::array<std::uint8_t, 16>& g) {
-  for (std::size_t i = 0; i < 10; ++i)
-    if (g[i] != 0) return false;
-  return g[10] == 0xFF && g[11] == 0xFF;
-}
-
 }  // namespace
 
 // rdma_calc_flow_label + rdma_flow_label_to_udp_sport (include/rdma/ib_verbs.h; IBTA Vol. 1 Annex
@@ -371,7 +365,7 @@ wire::FrameSpec Adapter::Impl::base_spec(Qp& q, const qp::AddressVector& av,
   wire::FrameSpec s;
   s.eth.src = a.config_.mac;
   s.eth.dst = av.dmac;
-  const bool v4 = is_ipv4_gid(a.config_.gid);
+  const bool v4 = qp::is_ipv4_mapped(a.config_.gid);
   s.ip.version = v4 ? 4 : 6;
   s.ip.dscp = static_cast<std::uint8_t>(av.traffic_class >> 2);
   s.ip.ecn = static_cast<std::uint8_t>(av.traffic_class & 3);

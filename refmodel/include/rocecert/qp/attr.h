@@ -12,6 +12,15 @@
 
 namespace rocecert::qp {
 
+// True when a GID is an IPv4-mapped address (::ffff:a.b.c.d): its frames are IPv4 (IBTA Vol. 1
+// Annex A17.4).
+constexpr bool is_ipv4_mapped(const std::array<std::uint8_t, 16>& gid) {
+  for (std::size_t i = 0; i < 10; ++i) {
+    if (gid[i] != 0) return false;
+  }
+  return gid[10] == 0xFF && gid[11] == 0xFF;
+}
+
 // Primary path of an RC/UC QP (AV bit; ibv_ah_attr reduced to what RoCEv2 puts on the wire,
 // IBTA Vol. 1 Annex A17.4.5.2, Annex A17.4; docs/spec-notes.md §1.2, §1.3). UD QPs take their
 // address per WR, not from here.
@@ -29,12 +38,7 @@ struct AddressVector {
   std::uint16_t udp_sport = 0;
 
   // True when the destination GID is an IPv4-mapped address (the frame is IPv4).
-  constexpr bool is_ipv4() const {
-    for (std::size_t i = 0; i < 10; ++i) {
-      if (dgid[i] != 0) return false;
-    }
-    return dgid[10] == 0xFF && dgid[11] == 0xFF;
-  }
+  constexpr bool is_ipv4() const { return is_ipv4_mapped(dgid); }
   friend constexpr bool operator==(const AddressVector&, const AddressVector&) = default;
 };
 
