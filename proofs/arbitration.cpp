@@ -60,7 +60,7 @@ z3::expr precedence_less(z3::context& c, const Event& a, const Event& b, Variant
 }
 
 int eval_precedence(const errors::ErrorEvent& a, const errors::ErrorEvent& b) {
-  z3::context c;
+  z3::context& c = scratch();
   const auto lit = [&](const errors::ErrorEvent& e) {
     return Event{c.bv_val(static_cast<unsigned>(e.error), 8),
                  c.bv_val(static_cast<std::uint64_t>(e.time_ns), 64),

@@ -10,6 +10,8 @@
 #include <string>
 
 #include "rocecert/errors/arbitration.h"
+#include "rocecert/mem/access_check.h"
+#include "rocecert/mem/mem_table.h"
 #include "rocecert/proofs/proofs.h"
 
 namespace rocecert::proofs::detail {
@@ -23,6 +25,41 @@ z3::expr psn_diff(z3::context& c, const z3::expr& a, const z3::expr& b, Variant 
 z3::expr range_within(z3::context& c, const z3::expr& start, const z3::expr& length,
                       const z3::expr& base, const z3::expr& base_length, Variant v);
 
+// The specification's formulas those two are proved equal to (MEM.RANGE_WITHIN), in exact
+// arithmetic one bit wider than the words: base <= start and start + length <= base +
+// base_length <= 2^w; and start + length <= 2^w.
+z3::expr spec_within(z3::context& c, const z3::expr& start, const z3::expr& length,
+                     const z3::expr& base, const z3::expr& base_length);
+z3::expr spec_fits(z3::context& c, const z3::expr& start, const z3::expr& length);
+
+// How a transcription that calls range_within/range_fits states them: as transcribed (what the
+// tests hold to the compiled functions), or through the formulas MEM.RANGE_WITHIN proves them
+// equal to, for every input (a lemma: the proofs built on it are as strong, and the solver no
+// longer has to rediscover the wrap reasoning in each, which took it 11-13 minutes).
+enum class Ranges { TRANSCRIBED, BY_LEMMA };
+
+// The fields mem::check_access reads, as bit-vectors (op, outcome: the enums' numbers; the
+// access flags: ibv_access_flags bits).
+struct AccessVars {
+  z3::expr op, key, pd, qpn, va, length, placement, whole;
+  z3::expr has_mr, mr_lkey, mr_rkey, mr_pd, mr_valid, mr_access, mr_iova, mr_length, mr_host;
+  z3::expr has_mw, mw_rkey, mw_pd, mw_valid, mw_type2, mw_qpn, mw_access, mw_addr, mw_length;
+};
+AccessVars access_vars(z3::context& c, const std::string& prefix);
+// mem::check_access (refmodel/mem/access_check.cpp): the mem::AccessOutcome, as an 8-bit number.
+z3::expr check_access(z3::context& c, const AccessVars& x, Variant v, Ranges ranges);
+// mem::range_fits.
+z3::expr range_fits(z3::context& c, const z3::expr& start, const z3::expr& length);
+
+// The fields mem::check_bind reads (the window's MR: has_mr).
+struct BindVars {
+  z3::expr qp_pd, mw_type2, mw_valid, mw_pd, has_mr, mr_pd, mr_valid, mr_access, mr_iova, mr_length,
+      addr, length, access;
+};
+BindVars bind_vars(z3::context& c, const std::string& prefix);
+// mem::check_bind (refmodel/mem/mem_table.cpp) == OK.
+z3::expr bind_accepted(z3::context& c, const BindVars& x, Variant v, Ranges ranges);
+
 // errors::precedence_compare (refmodel/errors/arbitration.cpp) evaluated through its
 // transcription in arbitration.cpp: -1, 0 or 1.
 int eval_precedence(const errors::ErrorEvent& a, const errors::ErrorEvent& b);
@@ -31,6 +68,12 @@ int eval_precedence(const errors::ErrorEvent& a, const errors::ErrorEvent& b);
 std::int32_t eval_psn_diff(std::uint32_t a, std::uint32_t b);
 bool eval_range_within(std::uint64_t start, std::uint64_t length, std::uint64_t base,
                        std::uint64_t base_length);
+mem::AccessOutcome eval_check_access(const mem::AccessTarget& t, const mem::AccessRequest& r);
+bool eval_bind_accepted(const mem::QpRef& qp, const mem::MemoryWindow& mw,
+                        const mem::MemoryRegion* mr, const mem::BindMwWr& wr);
+// The context the eval_* functions build their literals in (one per thread, reused: a context
+// per call is slow).
+z3::context& scratch();
 
 // Looks for a counterexample to `claim` (true for every value of its constants): none means it
 // is proved; otherwise the solver's model of one.
@@ -47,6 +90,8 @@ Outcome prove_transitions_reachable(Variant v, const Options& options);
 Outcome prove_err_exits(Variant v, const Options& options);
 Outcome prove_attrs_disjoint(Variant v, const Options& options);
 Outcome prove_arbitration_order(Variant v, const Options& options);
+Outcome prove_key_check(Variant v, const Options& options);
+Outcome prove_mw_binding(Variant v, const Options& options);
 
 // "0x1234" for a bit-vector value of a model.
 std::string hex_of(const z3::model& m, const z3::expr& e);

@@ -19,7 +19,7 @@ z3::expr psn_diff(z3::context& c, const z3::expr& a, const z3::expr& b, Variant 
 }
 
 std::int32_t eval_psn_diff(std::uint32_t a, std::uint32_t b) {
-  z3::context c;
+  z3::context& c = scratch();
   const z3::expr r = psn_diff(c, c.bv_val(a, 32), c.bv_val(b, 32), Variant::MODEL).simplify();
   return static_cast<std::int32_t>(r.get_numeral_uint());
 }

@@ -6,6 +6,8 @@
 #include <set>
 
 #include "internal.h"
+#include "rocecert/mem/access_check.h"
+#include "rocecert/mem/mem_table.h"
 #include "rocecert/mem/range.h"
 #include "rocecert/proofs/proofs.h"
 #include "rocecert/qp/ids.h"
@@ -20,7 +22,7 @@ using proofs::Variant;
 const proofs::Options kQuick{true};
 
 TEST(Proofs, EveryProofHoldsOnTheModel) {
-  ASSERT_GE(proofs::catalog().size(), 7u);
+  ASSERT_GE(proofs::catalog().size(), 9u);
   for (const proofs::Proof& p : proofs::catalog()) {
     const proofs::Outcome o = proofs::prove(p, Variant::MODEL, kQuick);
     EXPECT_TRUE(o.proved) << p.id << ": " << o.counterexample;
@@ -49,6 +51,15 @@ TEST(Proofs, EveryBrokenVariantIsRefutedWithACounterexample) {
   EXPECT_NE(proofs::prove(*proofs::find("MEM.RANGE_WITHIN"), Variant::BROKEN, kQuick)
                 .counterexample.find("the model says "),
             std::string::npos);
+}
+
+// The key check's counterexample is an ATOMIC_WRITE the model allows without REMOTE_WRITE.
+TEST(Proofs, KeyCheckCounterexampleIsAnAtomicWriteWithoutTheRight) {
+  const proofs::Outcome o = proofs::prove(*proofs::find("MEM.KEY_CHECK"), Variant::BROKEN);
+  EXPECT_EQ(o.counterexample.rfind("ATOMIC_WRITE ", 0), 0u) << o.counterexample;
+  EXPECT_NE(o.counterexample.find("the model says OK, the specification refused"),
+            std::string::npos)
+      << o.counterexample;
 }
 
 TEST(Proofs, ArbitrationCounterexampleDiffersOnlyInTheResource) {
@@ -119,6 +130,113 @@ TEST(ProofTranscriptions, PrecedenceAgreesWithTheModel) {
     const auto c = errors::precedence_compare(a, b);
     const int want = c < 0 ? -1 : c > 0 ? 1 : 0;
     EXPECT_EQ(proofs::detail::eval_precedence(a, b), want) << i;
+  }
+}
+
+// Values drawn from small pools, so that keys, PDs and QPs match as often as they differ, and
+// addresses from the edges of the 64-bit space as often as from the middle.
+class AccessPools {
+ public:
+  explicit AccessPools(unsigned seed) : rng_(seed) {}
+  std::uint32_t small() { return static_cast<std::uint32_t>(rng_() % 3); }
+  bool coin() { return rng_() % 2 == 0; }
+  mem::Key key() {
+    return mem::Key::make(static_cast<std::uint32_t>(1 + rng_() % 2),
+                          rng_() % 2 == 0 ? 0x11 : 0x22);
+  }
+  mem::Access access() {
+    std::uint32_t bits = 0;
+    for (const mem::AccessFlagInfo& f : mem::kAccessFlags)
+      if (rng_() % 3 != 0) bits |= static_cast<std::uint32_t>(f.flag);
+    return static_cast<mem::Access>(bits);
+  }
+  std::uint64_t word() {
+    static constexpr std::uint64_t kEdges[] = {
+        0,         1,         7,    8, 0x1000, 0x7FFFFFFFFFFFFFF8ull, 0x8000000000000000ull,
+        ~0ull - 7, ~0ull - 1, ~0ull};
+    switch (rng_() % 4) {
+      case 0:
+        return kEdges[rng_() % std::size(kEdges)];
+      case 1:
+        return rng_() % 0x3000;
+      case 2:
+        return ~0ull - rng_() % 0x3000;
+      default:
+        return rng_();
+    }
+  }
+
+ private:
+  std::mt19937_64 rng_;
+};
+
+// The transcription of mem::check_access is the function, outcome for outcome: every op, keys,
+// PDs, states, rights, MR and window layouts, 64-bit edges.
+TEST(ProofTranscriptions, CheckAccessAgreesWithTheModel) {
+  AccessPools pick(13);
+  for (int i = 0; i < 3000; ++i) {
+    mem::MemoryRegion mr;
+    mr.pd = mem::Pd{pick.small()};
+    mr.state = pick.coin() || pick.coin() ? mem::MrState::VALID : mem::MrState::FREE;
+    mr.lkey = pick.key();
+    mr.rkey = pick.coin() ? mr.lkey : pick.key();
+    mr.access = pick.access();
+    mr.iova = pick.word();
+    mr.length = pick.word();
+    mr.host_addr = pick.word();
+    mem::MemoryWindow mw;
+    mw.pd = mem::Pd{pick.small()};
+    mw.type = pick.coin() ? mem::MwType::TYPE_1 : mem::MwType::TYPE_2;
+    mw.state = pick.coin() || pick.coin() ? mem::MwState::VALID : mem::MwState::FREE;
+    mw.rkey = pick.key();
+    mw.access = pick.access();
+    // Windows inside the MR half of the time, anywhere otherwise.
+    mw.addr = pick.coin() ? mr.iova + pick.word() % 0x100 : pick.word();
+    mw.length = pick.coin() ? pick.word() % 0x200 : pick.word();
+    mw.qpn = pick.small();
+    mem::AccessRequest r;
+    r.op = static_cast<mem::MemOp>(i % 7);
+    r.key = pick.key();
+    r.qp = mem::QpRef{pick.small(), mem::Pd{pick.small()}};
+    r.va = pick.coin() ? mr.iova + pick.word() % 0x100
+                       : (pick.coin() ? mw.addr + pick.word() % 0x100 : pick.word());
+    r.length = pick.coin() ? pick.word() % 0x40 : pick.word();
+    r.flush_placement = static_cast<std::uint8_t>(pick.small());
+    r.flush_whole_region = pick.coin();
+    const int layout = i % 4;  // MR key, MW key with its MR, MW key without, no object
+    const mem::AccessTarget t{layout == 0 || layout == 1 ? &mr : nullptr,
+                              layout == 1 || layout == 2 ? &mw : nullptr};
+    const mem::AccessOutcome want = mem::check_access(t, r).outcome;
+    EXPECT_EQ(proofs::detail::eval_check_access(t, r), want)
+        << i << ": " << mem::to_string(r.op) << " va=" << r.va << " length=" << r.length
+        << " model " << mem::to_string(want);
+  }
+}
+
+// The transcription of mem::check_bind accepts exactly what the function accepts.
+TEST(ProofTranscriptions, CheckBindAgreesWithTheModel) {
+  AccessPools pick(17);
+  for (int i = 0; i < 3000; ++i) {
+    mem::MemoryRegion mr;
+    mr.pd = mem::Pd{pick.small()};
+    mr.state = pick.coin() || pick.coin() ? mem::MrState::VALID : mem::MrState::FREE;
+    mr.access = pick.access();
+    mr.iova = pick.word();
+    mr.length = pick.word();
+    mem::MemoryWindow mw;
+    mw.pd = mem::Pd{pick.small()};
+    mw.type = pick.coin() ? mem::MwType::TYPE_1 : mem::MwType::TYPE_2;
+    mw.state = pick.coin() ? mem::MwState::VALID : mem::MwState::FREE;
+    mem::BindMwWr wr;
+    wr.addr = pick.coin() ? mr.iova + pick.word() % 0x100 : pick.word();
+    wr.length = pick.coin() ? pick.word() % 0x200 : pick.word();
+    wr.access = pick.access();
+    const mem::QpRef qp{pick.small(), mem::Pd{pick.small()}};
+    const mem::MemoryRegion* target = i % 5 == 0 ? nullptr : &mr;
+    const bool want = mem::check_bind(qp, mw, target, wr) == mem::MemErrc::OK;
+    EXPECT_EQ(proofs::detail::eval_bind_accepted(qp, mw, target, wr), want)
+        << i << ": addr=" << wr.addr << " length=" << wr.length
+        << " model: " << mem::to_string(mem::check_bind(qp, mw, target, wr));
   }
 }
 

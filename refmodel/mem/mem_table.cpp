@@ -371,8 +371,7 @@ Result<MwKeys> MemTable::alloc_mw(Pd pd, MwType type) {
 }
 
 // rxe_check_bind_mw, in its order, plus the PD rules of §7.5.
-MemErrc MemTable::check_bind(QpRef qp, const MemoryWindow& mw, const MemoryRegion* mr,
-                             const BindMwWr& wr) const {
+MemErrc check_bind(QpRef qp, const MemoryWindow& mw, const MemoryRegion* mr, const BindMwWr& wr) {
   if (mw.type == MwType::TYPE_1) {
     if (mw.state != MwState::VALID) return MemErrc::MW_NOT_VALID;
     if (contains(wr.access, Access::ZERO_BASED)) return MemErrc::MW_ZERO_BASED_TYPE1;  // o10-36.2.2

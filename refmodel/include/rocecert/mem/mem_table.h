@@ -171,6 +171,11 @@ struct MwBindInfo {
 
 enum class KeySpace : std::uint8_t { NONE, MR, MW };
 
+// The bind rules (rxe_check_bind_mw, in its order, plus the PD rules of §7.5; C10-72..75): may
+// `qp` bind `mw` over `mr` (null: unbind a type-1 window) as `wr` asks? Pure; bind_mw() calls it
+// after resolving the keys, and proofs/keys.cpp proves what it guarantees.
+MemErrc check_bind(QpRef qp, const MemoryWindow& mw, const MemoryRegion* mr, const BindMwWr& wr);
+
 class MemTable {
  public:
   explicit MemTable(const MemConfig& config = {});  // throws std::invalid_argument if !is_valid
@@ -223,8 +228,6 @@ class MemTable {
   std::uint8_t fresh_key_byte(std::uint32_t index);
   void set_key_byte(std::uint32_t index, std::uint8_t byte) { last_key_byte_[index] = byte; }
   Key rkey_for(Key lkey, Access access) const;
-  MemErrc check_bind(QpRef qp, const MemoryWindow& mw, const MemoryRegion* mr,
-                     const BindMwWr& wr) const;
   MemErrc invalidate_mr(QpRef qp, Key key);
   MemErrc invalidate_mw(QpRef qp, Key key);
 
