@@ -10,6 +10,7 @@
 #include <string>
 
 #include "rocecert/errors/arbitration.h"
+#include "rocecert/errors/error_table.h"
 #include "rocecert/mem/access_check.h"
 #include "rocecert/mem/mem_table.h"
 #include "rocecert/proofs/proofs.h"
@@ -92,6 +93,10 @@ Outcome prove_attrs_disjoint(Variant v, const Options& options);
 Outcome prove_arbitration_order(Variant v, const Options& options);
 Outcome prove_key_check(Variant v, const Options& options);
 Outcome prove_mw_binding(Variant v, const Options& options);
+Outcome prove_errors_table(Variant v, const Options& options);
+// ERR.TABLE over any table of the model's shape (the tests break it one cell at a time).
+using ErrorTable = std::array<errors::ErrorRow, errors::kErrorClassCount>;
+Outcome prove_errors_table_of(const ErrorTable& t);
 
 // "0x1234" for a bit-vector value of a model.
 std::string hex_of(const z3::model& m, const z3::expr& e);

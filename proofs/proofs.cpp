@@ -80,6 +80,18 @@ const Entry kProofs[] = {
       "docs/error-arbitration.md (IBA Vol. 1 §10.10, §11.6 leave the order to the CI)",
       "the resource left out of the key"},
      detail::prove_arbitration_order},
+    {{"ERR.TABLE",
+      "every error class has, per QP type and profile, one NAK (a defined code), one requester "
+      "outcome, one receive status and one state change per side with its flush (ERR: both "
+      "queues, SQE: the send queue); an error completion changes the QP's state; retries end in "
+      "a FATAL error completion; a NAK's requester outcome is the one the requester's class for "
+      "that syndrome gives, and every syndrome meets the requester reaction the specification "
+      "names (0x61-0x64: the four remote error statuses; RNR and 0x60: retried, then "
+      "RNR_RETRY_EXC_ERR and RETRY_EXC_ERR; reserved: an error completion)",
+      "IBA Vol. 1 §9.7.5.2, §10.3.1, §10.7; docs/spec-notes.md §4.1, §4.3, §6.5, §6.6",
+      "two RC cells of the RXE profile swap their requester status (REQ_REMOTE_ACCESS, "
+      "REQ_REMOTE_OPERATIONAL)"},
+     detail::prove_errors_table},
 };
 
 }  // namespace

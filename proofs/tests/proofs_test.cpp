@@ -4,6 +4,7 @@
 
 #include <random>
 #include <set>
+#include <vector>
 
 #include "internal.h"
 #include "rocecert/mem/access_check.h"
@@ -65,6 +66,66 @@ TEST(Proofs, KeyCheckCounterexampleIsAnAtomicWriteWithoutTheRight) {
 TEST(Proofs, ArbitrationCounterexampleDiffersOnlyInTheResource) {
   const proofs::Outcome o = proofs::prove(*proofs::find("ARB.TOTAL_ORDER"), Variant::BROKEN);
   EXPECT_NE(o.counterexample.find("a<b false, b<a false"), std::string::npos) << o.counterexample;
+}
+
+// ERR.TABLE names the property and the cell each single-cell breakage of the table violates.
+TEST(Proofs, ErrorTableBreakagesNameTheirCell) {
+  using errors::ErrorClass;
+  using errors::StateChange;
+  struct Breakage {
+    const char* expect;  // in the counterexample
+    void (*edit)(proofs::detail::ErrorTable&);
+  };
+  const auto at = [](proofs::detail::ErrorTable& t, ErrorClass e, std::size_t type,
+                     bool rxe) -> errors::Outcome& {
+    errors::ProfileOutcomes& po = t[static_cast<std::size_t>(e)].by_type.at(type);
+    return rxe ? po.rxe : po.iba;
+  };
+  static decltype(at) cell = at;
+  const std::vector<Breakage> breakages = {
+      {"one NAK: a NAK response carries a defined NAK code (0x60-0x64), no other response does: "
+       "RESP_RKEY_VIOLATION on RC (IBA)",
+       [](auto& t) { cell(t, ErrorClass::RESP_RKEY_VIOLATION, 0, false).nak_code = 0x65; }},
+      {"an error completion changes the QP's state (RC: to ERR); an errored receive WQE takes "
+       "the responder to ERR: REQ_LOCAL_PROTECTION on RC (RXE)",
+       [](auto& t) {
+         errors::Outcome& o = cell(t, ErrorClass::REQ_LOCAL_PROTECTION, 0, true);
+         o.requester_state = StateChange::NONE;
+         o.requester_flush = errors::Flush::NONE;
+       }},
+      {"one state change per side, with its flush: ERR flushes both queues, SQE the send queue "
+       "(UC and UD, IBA profile only: RC and rxe have no SQE); the responder never enters SQE: "
+       "REQ_MW_BIND on UC (IBA)",
+       [](auto& t) {
+         cell(t, ErrorClass::REQ_MW_BIND, 1, false).requester_flush = errors::Flush::ALL;
+       }},
+      {"retries end in an error: only RC retries, and the class reached when they run out "
+       "completes the WQE in error, moves the QP to ERR and is FATAL: PKT_ICRC_ERROR on RC (RXE)",
+       [](auto& t) {
+         cell(t, ErrorClass::PKT_ICRC_ERROR, 0, true).when_retries_exhausted =
+             ErrorClass::RESP_PSN_SEQUENCE;
+       }},
+      {"the requester's reaction to syndrome 0x64 (IBA): class REQ_REMOTE_INVALID_RD_REQUEST, "
+       "requester COMPLETES status REM_OP_ERR",
+       [](auto& t) {
+         cell(t, ErrorClass::REQ_REMOTE_INVALID_RD_REQUEST, 0, false).requester_status =
+             cq::WcStatus::REM_OP_ERR;
+       }},
+      {"rxe raises no QP asynchronous event, only CQ_ERR: RESP_RKEY_VIOLATION on RC (RXE)",
+       [](auto& t) {
+         cell(t, ErrorClass::RESP_RKEY_VIOLATION, 0, true).events[0] =
+             errors::AsyncEventType::QP_ACCESS_ERR;
+       }},
+      {"UC and UD send no acknowledgement and never retry: RESP_RNR on UD (IBA)",
+       [](auto& t) { cell(t, ErrorClass::RESP_RNR, 2, false).response = errors::Response::ACK; }},
+  };
+  for (const Breakage& b : breakages) {
+    proofs::detail::ErrorTable t = errors::kErrorTable;
+    b.edit(t);
+    const proofs::Outcome o = proofs::detail::prove_errors_table_of(t);
+    EXPECT_FALSE(o.proved) << b.expect;
+    EXPECT_EQ(o.counterexample.rfind(b.expect, 0), 0u) << o.counterexample;
+  }
 }
 
 TEST(Proofs, IdsAreUniqueAndFound) {

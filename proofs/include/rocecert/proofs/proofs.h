@@ -44,7 +44,7 @@ std::span<const Proof> catalog();
 const Proof* find(std::string_view id);
 struct Options {
   // The bounds proof on 16-bit words instead of 64 (the same transcription, generic in the word
-  // width): seconds instead of ~40 s, for the unit tests. `rocecert prove` never sets it.
+  // width), for the unit tests. `rocecert prove` never sets it.
   bool quick = false;
 };
 
