@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 
 #include "rocecert/errors/arbitration.h"
@@ -65,6 +67,23 @@ z3::expr bind_accepted(z3::context& c, const BindVars& x, Variant v, Ranges rang
 // transcription in arbitration.cpp: -1, 0 or 1.
 int eval_precedence(const errors::ErrorEvent& a, const errors::ErrorEvent& b);
 
+// One error event as errors::isolate() sees it: the index of its QP, its class (8-bit), and
+// whether it concerns the resource being isolated.
+struct IsolationEvent {
+  z3::expr qp, cls, concerns;
+};
+// One pass of errors::isolate()'s loop (refmodel/errors/arbitration.cpp) over the arrays of the
+// QPs' states, types and attachment; returns the new states array.
+z3::expr isolate_step(z3::context& c, const z3::expr& states, const z3::expr& types,
+                      const z3::expr& attached, const IsolationEvent& e, const z3::expr& profile,
+                      Variant v);
+// The QPs' states after isolate_step over `events` in PRECEDENCE order (for the tests that hold
+// the transcription to errors::isolate()).
+std::map<errors::QpKey, qp::QpState> eval_isolation(const errors::ResourceRef& resource,
+                                                    std::span<const errors::QpAttachment> qps,
+                                                    std::span<const errors::ErrorEvent> events,
+                                                    errors::ErrorProfile profile);
+
 // The same transcriptions evaluated on numbers (for the tests that hold them to the C++).
 std::int32_t eval_psn_diff(std::uint32_t a, std::uint32_t b);
 bool eval_range_within(std::uint64_t start, std::uint64_t length, std::uint64_t base,
@@ -94,6 +113,7 @@ Outcome prove_arbitration_order(Variant v, const Options& options);
 Outcome prove_key_check(Variant v, const Options& options);
 Outcome prove_mw_binding(Variant v, const Options& options);
 Outcome prove_errors_table(Variant v, const Options& options);
+Outcome prove_isolation(Variant v, const Options& options);
 // ERR.TABLE over any table of the model's shape (the tests break it one cell at a time).
 using ErrorTable = std::array<errors::ErrorRow, errors::kErrorClassCount>;
 Outcome prove_errors_table_of(const ErrorTable& t);

@@ -80,6 +80,16 @@ const Entry kProofs[] = {
       "docs/error-arbitration.md (IBA Vol. 1 §10.10, §11.6 leave the order to the CI)",
       "the resource left out of the key"},
      detail::prove_arbitration_order},
+    {{"ARB.ISOLATION",
+      "for any number of QPs sharing a resource and any sequence of error events, isolate() "
+      "leaves each QP in the state its own events alone give, in any order: RESET and ERR stay; "
+      "otherwise ERR if one of its events takes it to ERR; otherwise SQE if it was in RTS or SQD "
+      "and one of its events is a send-queue error; otherwise unchanged. A QP's fate never "
+      "depends on another QP's events (proved by induction over the events)",
+      "docs/error-arbitration.md; IBA Vol. 1 §10.3.1, §10.10; docs/spec-notes.md §6.2, §6.5, "
+      "§6.6; captures multi_qp_errors, cq_overflow",
+      "a RESOURCE-tier error that takes its QP to ERR takes every QP attached to the resource"},
+     detail::prove_isolation},
     {{"ERR.TABLE",
       "every error class has, per QP type and profile, one NAK (a defined code), one requester "
       "outcome, one receive status and one state change per side with its flush (ERR: both "
@@ -126,26 +136,26 @@ Outcome prove(const Proof& p, Variant v, const Options& options) {
 namespace detail {
 
 namespace {
-// True when an integer-sorted term occurs in e (a DAG walk: shared terms are visited once).
-bool mentions_integers(const z3::expr& e) {
+// True when every term of e is a Boolean or a bit-vector (a DAG walk: shared terms are visited
+// once); quantified or lambda terms count as not.
+bool pure_bit_vector(const z3::expr& e) {
   std::vector<Z3_ast> todo{e};
   std::unordered_set<Z3_ast> seen;
   while (!todo.empty()) {
     const z3::expr x(e.ctx(), todo.back());
     todo.pop_back();
     if (!seen.insert(x).second) continue;
-    if (x.is_int()) return true;
-    if (x.is_app())
-      for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
+    if (!x.is_app() || !(x.is_bool() || x.is_bv())) return false;
+    for (unsigned i = 0; i < x.num_args(); ++i) todo.push_back(x.arg(i));
   }
-  return false;
+  return true;
 }
 }  // namespace
 
 std::optional<z3::model> refute(z3::context& c, const z3::expr& claim) {
-  // Claims are quantifier-free bit-vector formulas, for which the qfbv tactic is the fastest,
-  // or (MEM.RANGE_WITHIN's core) linear integer arithmetic, for the default solver.
-  z3::solver s = mentions_integers(claim) ? z3::solver(c) : z3::tactic(c, "qfbv").mk_solver();
+  // Quantifier-free bit-vector claims go to the qfbv tactic, the fastest on them; the others
+  // (MEM.RANGE_WITHIN's integer core, ARB.ISOLATION's arrays) to the default solver.
+  z3::solver s = pure_bit_vector(claim) ? z3::tactic(c, "qfbv").mk_solver() : z3::solver(c);
   s.add(!claim);
   if (s.check() == z3::unsat) return std::nullopt;
   return s.get_model();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "internal.h"
+#include "rocecert/errors/arbitration.h"
 #include "rocecert/mem/access_check.h"
 #include "rocecert/mem/mem_table.h"
 #include "rocecert/mem/range.h"
@@ -60,6 +61,14 @@ TEST(Proofs, KeyCheckCounterexampleIsAnAtomicWriteWithoutTheRight) {
   EXPECT_EQ(o.counterexample.rfind("ATOMIC_WRITE ", 0), 0u) << o.counterexample;
   EXPECT_NE(o.counterexample.find("the model says OK, the specification refused"),
             std::string::npos)
+      << o.counterexample;
+}
+
+// Broken isolation: another QP's RESOURCE-tier error moves a QP its own events leave alone.
+TEST(Proofs, IsolationCounterexampleIsAnotherQpsResourceError) {
+  const proofs::Outcome o = proofs::prove(*proofs::find("ARB.ISOLATION"), Variant::BROKEN);
+  EXPECT_EQ(o.counterexample.rfind("an event CQ_OVERFLOW", 0), 0u) << o.counterexample;
+  EXPECT_NE(o.counterexample.find(" to ERR, where its own events give "), std::string::npos)
       << o.counterexample;
 }
 
@@ -192,6 +201,53 @@ TEST(ProofTranscriptions, PrecedenceAgreesWithTheModel) {
     const int want = c < 0 ? -1 : c > 0 ? 1 : 0;
     EXPECT_EQ(proofs::detail::eval_precedence(a, b), want) << i;
   }
+}
+
+// The transcription of errors::isolate's loop is the function: random QPs on a CQ (some not
+// attached, some sharing the CQ as send or receive CQ, any type and state), random events of
+// any class (some on another resource, some on an unknown QP), both profiles.
+TEST(ProofTranscriptions, IsolationAgreesWithTheModel) {
+  std::mt19937 gen(13);
+  const auto rng = [&] { return static_cast<unsigned>(gen()); };
+  int changed = 0;
+  for (int i = 0; i < 400; ++i) {
+    const errors::ResourceRef cq{errors::ResourceKind::CQ, 1};
+    std::vector<errors::QpAttachment> qps;
+    const unsigned n = 1 + rng() % 4;
+    for (unsigned q = 0; q < n; ++q) {
+      errors::QpAttachment a;
+      a.qp = {static_cast<std::uint32_t>(q % 2), 0x11 + q};
+      a.type = qp::kAllQpTypes[rng() % qp::kQpTypeCount];
+      a.state = qp::kAllQpStates[rng() % qp::kQpStateCount];
+      a.send_cq = rng() % 3;
+      a.recv_cq = rng() % 3;
+      if (rng() % 3 == 0) a.srq = 1;
+      qps.push_back(a);
+    }
+    std::vector<errors::ErrorEvent> events;
+    const unsigned m = rng() % 6;
+    for (unsigned k = 0; k < m; ++k) {
+      errors::ErrorEvent e;
+      const unsigned q = rng() % (n + 1);  // n: a QP not in the list
+      e.qp = q < n ? qps[q].qp : errors::QpKey{9, 0x99};
+      e.error = static_cast<errors::ErrorClass>(rng() % errors::kErrorClassCount);
+      e.time_ns = rng() % 3;
+      e.resource = rng() % 5 == 0 ? errors::ResourceRef{errors::ResourceKind::SRQ, 1} : cq;
+      events.push_back(e);
+    }
+    const errors::ErrorProfile profile =
+        rng() % 2 ? errors::ErrorProfile::IBA : errors::ErrorProfile::RXE;
+    const errors::Isolation want = errors::isolate(cq, qps, events, profile);
+    const auto got = proofs::detail::eval_isolation(cq, qps, events, profile);
+    for (const errors::QpAttachment& a : qps) {
+      qp::QpState expect = a.state;
+      for (const errors::QpFate& f : want.changed)
+        if (f.qp == a.qp) expect = f.to;
+      EXPECT_EQ(got.at(a.qp), expect) << "case " << i << " QP " << a.qp.qpn;
+      changed += expect != a.state;
+    }
+  }
+  EXPECT_GT(changed, 50);  // the cases exercise state changes (69 with this seed)
 }
 
 // Values drawn from small pools, so that keys, PDs and QPs match as often as they differ, and
