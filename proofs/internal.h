@@ -10,6 +10,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "rocecert/errors/arbitration.h"
 #include "rocecert/errors/error_table.h"
@@ -84,6 +85,18 @@ std::map<errors::QpKey, qp::QpState> eval_isolation(const errors::ResourceRef& r
                                                     std::span<const errors::ErrorEvent> events,
                                                     errors::ErrorProfile profile);
 
+// errors::arbitrate()'s ROUND_ROBIN loop unrolled over events already in PRECEDENCE order, owned
+// by the 8-bit QP keys `owner` (key order = QpKey order), from the cursor (has_last, last):
+// chosen[k] is the index of the event handled k-th, owner_at[k] its QP.
+struct RoundRobinRun {
+  std::vector<z3::expr> chosen, owner_at;
+};
+RoundRobinRun round_robin_run(z3::context& c, const std::vector<z3::expr>& owner,
+                              const z3::expr& has_last, const z3::expr& last, Variant v);
+// The handling order round_robin_run gives (for the tests that hold it to errors::arbitrate()).
+std::vector<errors::ErrorEvent> eval_round_robin(std::span<const errors::ErrorEvent> events,
+                                                 errors::RoundRobinCursor cursor);
+
 // The same transcriptions evaluated on numbers (for the tests that hold them to the C++).
 std::int32_t eval_psn_diff(std::uint32_t a, std::uint32_t b);
 bool eval_range_within(std::uint64_t start, std::uint64_t length, std::uint64_t base,
@@ -114,6 +127,7 @@ Outcome prove_key_check(Variant v, const Options& options);
 Outcome prove_mw_binding(Variant v, const Options& options);
 Outcome prove_errors_table(Variant v, const Options& options);
 Outcome prove_isolation(Variant v, const Options& options);
+Outcome prove_round_robin(Variant v, const Options& options);
 // ERR.TABLE over any table of the model's shape (the tests break it one cell at a time).
 using ErrorTable = std::array<errors::ErrorRow, errors::kErrorClassCount>;
 Outcome prove_errors_table_of(const ErrorTable& t);

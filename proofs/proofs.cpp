@@ -90,6 +90,13 @@ const Entry kProofs[] = {
       "§6.6; captures multi_qp_errors, cq_overflow",
       "a RESOURCE-tier error that takes its QP to ERR takes every QP attached to the resource"},
      detail::prove_isolation},
+    {{"ARB.ROUND_ROBIN",
+      "under the ROUND_ROBIN policy every error event is handled exactly once, each QP's events "
+      "in PRECEDENCE order, and no QP is starved: between two turns of a QP every other QP with "
+      "an event pending gets its turn (every input of 1 to 5 events, any owners, any cursor)",
+      "docs/error-arbitration.md (IBA Vol. 1 §10.10, §11.6 leave the order to the CI)",
+      "the cursor ignored: the lowest QP key is always served first"},
+     detail::prove_round_robin},
     {{"ERR.TABLE",
       "every error class has, per QP type and profile, one NAK (a defined code), one requester "
       "outcome, one receive status and one state change per side with its flush (ERR: both "

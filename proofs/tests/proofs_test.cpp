@@ -72,6 +72,12 @@ TEST(Proofs, IsolationCounterexampleIsAnotherQpsResourceError) {
       << o.counterexample;
 }
 
+// Broken round robin: the cursor ignored, a QP waits while another is served twice.
+TEST(Proofs, RoundRobinCounterexampleStarvesAQp) {
+  const proofs::Outcome o = proofs::prove(*proofs::find("ARB.ROUND_ROBIN"), Variant::BROKEN);
+  EXPECT_EQ(o.counterexample.rfind("a QP starved: events ", 0), 0u) << o.counterexample;
+}
+
 TEST(Proofs, ArbitrationCounterexampleDiffersOnlyInTheResource) {
   const proofs::Outcome o = proofs::prove(*proofs::find("ARB.TOTAL_ORDER"), Variant::BROKEN);
   EXPECT_NE(o.counterexample.find("a<b false, b<a false"), std::string::npos) << o.counterexample;
@@ -248,6 +254,30 @@ TEST(ProofTranscriptions, IsolationAgreesWithTheModel) {
     }
   }
   EXPECT_GT(changed, 50);  // the cases exercise state changes (69 with this seed)
+}
+
+// The unrolled ROUND_ROBIN loop is errors::arbitrate(ROUND_ROBIN): random events of a few QPs
+// (QPNs repeating across adapters), with and without a cursor, the cursor's QP among the
+// events' QPs or not.
+TEST(ProofTranscriptions, RoundRobinAgreesWithTheModel) {
+  std::mt19937 gen(17);
+  const auto rng = [&] { return static_cast<unsigned>(gen()); };
+  for (int i = 0; i < 300; ++i) {
+    std::vector<errors::ErrorEvent> events;
+    const unsigned m = 1 + rng() % 7;
+    for (unsigned k = 0; k < m; ++k) {
+      errors::ErrorEvent e;
+      e.qp = {rng() % 2, 0x11 + rng() % 3};
+      e.error = static_cast<errors::ErrorClass>(rng() % errors::kErrorClassCount);
+      e.time_ns = rng() % 3;
+      events.push_back(e);
+    }
+    errors::RoundRobinCursor cursor;
+    if (rng() % 3 != 0) cursor.last_served = errors::QpKey{rng() % 2, 0x10 + rng() % 5};
+    const errors::Arbitration want =
+        errors::arbitrate(events, errors::ArbitrationPolicy::ROUND_ROBIN, cursor);
+    EXPECT_EQ(proofs::detail::eval_round_robin(events, cursor), want.order) << "case " << i;
+  }
 }
 
 // Values drawn from small pools, so that keys, PDs and QPs match as often as they differ, and
