@@ -1,0 +1,61 @@
+// Key enforcement over a device's trace, with Z3 (rule z3.key of `rocecert check`,
+// docs/proofs.md "Trace invariants"): is there one memory-key table that explains every RDMA
+// access a responder granted or refused on one connection?
+//
+// The table the solver may choose: per (rkey, key epoch) one region [lo, hi) with hi <= 2^64,
+// read / write / atomic rights, and whether the key is usable by this QP at all (its PD, or the
+// QP a type-2 window is bound to); per access kind whether the QP's access flags allow it. An
+// access is allowed when all of that holds (IBA Vol. 1 §10.6.3, §10.6.7, chapter 9 R_Key
+// checks; docs/spec-notes.md §7.3-7.5). With the DUT's setup, the table is the setup's.
+// Unsatisfiable means no table explains the trace; the minimal unsat core names the accesses
+// (and setup entries) that contradict each other.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rocecert::proofs::trace {
+
+enum class AccessKind : std::uint8_t { READ, WRITE, ATOMIC };
+
+// One access the responder answered: granted (an ACK, a READ response, an atomic
+// acknowledgement) or refused with NAK remote access error. Zero-length accesses are not
+// key-checked and must not be given.
+struct KeyObservation {
+  AccessKind kind = AccessKind::WRITE;
+  bool granted = true;
+  std::uint32_t rkey = 0;
+  std::uint32_t epoch = 0;  // the rkey's generation: an invalidation seen between starts a new one
+  std::uint64_t va = 0;
+  std::uint32_t length = 0;
+};
+
+// What the setup says of an rkey in epoch 0 (absent: the solver chooses).
+struct KnownKey {
+  std::uint32_t rkey = 0;
+  std::string name;     // for the report
+  bool exists = false;  // false: no MR or window of the setup has this rkey
+  bool usable = false;  // same PD as the QP (and, for a type-2 window, bound to it)
+  std::uint64_t base = 0, length = 0;
+  bool read = false, write = false, atomic = false;
+};
+struct KnownQp {
+  std::string name;
+  bool read = false, write = false, atomic = false;  // qp_access_flags
+};
+
+struct KeyJudgement {
+  bool consistent = true;
+  // When not: a minimal set of observations (indices into the input) and setup entries (names)
+  // that no table satisfies together.
+  std::vector<std::size_t> observations;
+  std::vector<std::string> setup;
+};
+
+KeyJudgement judge_keys(std::span<const KeyObservation> observations,
+                        std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp);
+
+}  // namespace rocecert::proofs::trace

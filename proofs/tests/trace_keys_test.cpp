@@ -1,0 +1,111 @@
+// z3.key's solver (proofs/trace_keys.cpp): which sets of answered accesses one key table
+// explains, and the minimal cores it names when none does.
+#include "rocecert/proofs/trace_keys.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace rocecert::testing {
+namespace {
+
+using proofs::trace::AccessKind;
+using proofs::trace::judge_keys;
+using proofs::trace::KeyObservation;
+using proofs::trace::KnownKey;
+using proofs::trace::KnownQp;
+
+KeyObservation obs(AccessKind k, bool granted, std::uint64_t va, std::uint32_t len,
+                   std::uint32_t rkey = 0x100, std::uint32_t epoch = 0) {
+  return {k, granted, rkey, epoch, va, len};
+}
+constexpr auto R = AccessKind::READ;
+constexpr auto W = AccessKind::WRITE;
+constexpr auto A = AccessKind::ATOMIC;
+
+TEST(TraceKeys, GrantsAloneAreAlwaysExplained) {
+  const std::vector<KeyObservation> o = {obs(W, true, 0, 64), obs(R, true, 1u << 20, 8),
+                                         obs(A, true, ~0ull - 7, 8)};
+  EXPECT_TRUE(judge_keys(o, {}, std::nullopt).consistent);
+}
+
+TEST(TraceKeys, RefusalsExplainedByARightOrTheRegion) {
+  // READ refused inside a region written to: the region need not grant READ.
+  EXPECT_TRUE(judge_keys(std::vector{obs(W, true, 0, 100), obs(R, false, 10, 10)}, {}, std::nullopt)
+                  .consistent);
+  // WRITE refused just past the last byte granted.
+  EXPECT_TRUE(judge_keys(std::vector{obs(W, true, 0, 100), obs(W, false, 99, 2)}, {}, std::nullopt)
+                  .consistent);
+  // Another rkey, or the same rkey after an invalidation.
+  EXPECT_TRUE(
+      judge_keys(std::vector{obs(W, true, 0, 100), obs(W, false, 0, 100, 0x200)}, {}, std::nullopt)
+          .consistent);
+  EXPECT_TRUE(judge_keys(std::vector{obs(W, true, 0, 100), obs(W, false, 0, 100, 0x100, 1)}, {},
+                         std::nullopt)
+                  .consistent);
+}
+
+TEST(TraceKeys, RefusalInsideAGrantIsNamedWithIt) {
+  const std::vector<KeyObservation> o = {obs(R, true, 0x2000, 8), obs(W, true, 0, 64),
+                                         obs(W, false, 16, 16)};
+  const auto j = judge_keys(o, {}, std::nullopt);
+  EXPECT_FALSE(j.consistent);
+  EXPECT_EQ(j.observations, (std::vector<std::size_t>{1, 2}));
+}
+
+// One region per key: two grants side by side make one range; a refusal across their seam
+// contradicts it, which no pair of the three does alone.
+TEST(TraceKeys, RegionsAreContiguous) {
+  const std::vector<KeyObservation> o = {obs(W, true, 0, 10), obs(W, true, 10, 10),
+                                         obs(W, false, 5, 10)};
+  const auto j = judge_keys(o, {}, std::nullopt);
+  EXPECT_FALSE(j.consistent);
+  EXPECT_EQ(j.observations, (std::vector<std::size_t>{0, 1, 2}));
+  // Rights and region are one MR's: READ granted low, WRITE granted high, READ refused between.
+  const std::vector<KeyObservation> o2 = {obs(R, true, 0, 50), obs(W, true, 50, 50),
+                                          obs(R, false, 40, 20)};
+  EXPECT_EQ(judge_keys(o2, {}, std::nullopt).observations, (std::vector<std::size_t>{0, 1, 2}));
+}
+
+TEST(TraceKeys, TheEndOfTheAddressSpace) {
+  const std::uint64_t top = ~0ull - 15;
+  EXPECT_TRUE(judge_keys(std::vector{obs(W, true, top, 16), obs(W, false, 0, 16)}, {}, std::nullopt)
+                  .consistent);
+  EXPECT_FALSE(
+      judge_keys(std::vector{obs(W, true, top - 16, 32), obs(W, false, top, 16)}, {}, std::nullopt)
+          .consistent);
+}
+
+TEST(TraceKeys, TheSetupIsTheTable) {
+  const KnownKey mr{0x100, "mr0", true, true, 0x1000, 0x100, false, true, false};
+  // Inside and with the right: granted is right, refused is not.
+  EXPECT_TRUE(judge_keys(std::vector{obs(W, true, 0x1000, 0x100)}, std::vector{mr}, std::nullopt)
+                  .consistent);
+  const KnownQp any{"qp0", true, true, true};
+  // Refused: only the QP's flags could explain it, and the setup says they allow it.
+  EXPECT_TRUE(judge_keys(std::vector{obs(W, false, 0x1080, 0x10)}, std::vector{mr}, std::nullopt)
+                  .consistent);
+  auto j = judge_keys(std::vector{obs(W, false, 0x1080, 0x10)}, std::vector{mr}, any);
+  EXPECT_FALSE(j.consistent);
+  EXPECT_EQ(j.observations, (std::vector<std::size_t>{0}));
+  EXPECT_EQ(j.setup, (std::vector<std::string>{"mr0", "the access flags of QP qp0"}));
+  // Past the end, or a READ: refused is right, granted is not.
+  EXPECT_FALSE(judge_keys(std::vector{obs(W, true, 0x10F8, 0x10)}, std::vector{mr}, std::nullopt)
+                   .consistent);
+  EXPECT_FALSE(
+      judge_keys(std::vector{obs(R, true, 0x1000, 8)}, std::vector{mr}, std::nullopt).consistent);
+  // An rkey the setup does not have, and a QP without remote write.
+  const KnownKey none{0x300, "", false};
+  EXPECT_FALSE(judge_keys(std::vector{obs(W, true, 0, 8, 0x300)}, std::vector{none}, std::nullopt)
+                   .consistent);
+  j = judge_keys(std::vector{obs(W, true, 0x1000, 8)}, std::vector{mr},
+                 KnownQp{"qp1", true, false, true});
+  EXPECT_FALSE(j.consistent);
+  EXPECT_EQ(j.setup, (std::vector<std::string>{"the access flags of QP qp1"}));
+  // The setup says nothing of later epochs.
+  EXPECT_TRUE(judge_keys(std::vector{obs(W, true, 0, 8, 0x100, 1)}, std::vector{mr}, std::nullopt)
+                  .consistent);
+}
+
+}  // namespace
+}  // namespace rocecert::testing
