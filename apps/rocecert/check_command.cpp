@@ -109,6 +109,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
   chk->add_flag("--no-golden", args.no_golden,
                 "Skip the golden replay (the RC requests fed to the model's responder, its "
                 "answers compared with the device's: rule golden.response)");
+  chk->add_flag("--no-z3", args.no_z3,
+                "Skip the invariants the Z3 solver checks over each connection (rules z3.*, "
+                "docs/proofs.md)");
   return chk;
 }
 
@@ -131,6 +134,7 @@ int run_check(const CheckArgs& args) {
   if (args.max_capture_errors) opts.profile.max_capture_errors = *args.max_capture_errors;
   opts.jobs = args.jobs;
   opts.golden = !args.no_golden;
+  opts.z3 = !args.no_z3;
   if (!args.setup.empty()) {
     try {
       opts.setup = std::make_shared<const check::Setup>(check::load_setup(args.setup));

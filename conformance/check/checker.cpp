@@ -739,6 +739,10 @@ struct Checker::Impl {
                              "whole capture; an rkey it does not list is refused, unless the host "
                              "has memory windows",
                              opts.setup->file));
+    if (report.rules[static_cast<std::size_t>(RuleId::Z3Key)].checked > 0)
+      judge.note(NoteKind::Assumption, std::nullopt, 0,
+                 "z3.key: each rkey names one region with one set of rights between the "
+                 "invalidations key.static sees (an MR or window is one contiguous range)");
     if (report.rules[static_cast<std::size_t>(RuleId::KeyStatic)].checked > 0)
       judge.note(NoteKind::Assumption, std::nullopt, 0,
                  "key.static: the responder's memory regions are taken as unchanged during the "

@@ -1149,21 +1149,29 @@ void Stream::on_ack(const Pkt& p) {
             ++failed_messages_;
         }
       }
-      if (code == wire::NakCode::REMOTE_ACCESS_ERROR)
+      if (code == wire::NakCode::REMOTE_ACCESS_ERROR) {
+        // The access the NAK refuses: of those whose PSNs can hold the NAK's, the one that
+        // starts last. An older one whose last packet is still unknown (its LAST seen before its
+        // FIRST, or lost) is not the one: the NAK names the packet in error (IBA Vol. 1 §9.7.5.2).
+        PendingAccess* refused = nullptr;
         for (PendingAccess& a : accesses_)
-          if (!a.resolved && pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0)) {
-            if (a.kind != Access::Atomic) {
-              j_->checked(RuleId::KeyZeroLength, conn_);
-              if (a.len == 0)
-                j_->violation(RuleId::KeyZeroLength, "refused", p, conn_,
-                              fmt::format("NAK remote access error for a zero-length {} (rkey "
-                                          "{:#x}, VA {:#x}) of frame {}",
-                                          access_name(a.kind), a.rkey, a.va, a.frame),
-                              state("an ACK (or an empty READ RESPONSE ONLY)"));
-            }
-            resolve_access(p, a, false);
-            break;
+          if (!a.resolved && pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0) &&
+              (refused == nullptr || pdiff(a.first, refused->first) > 0))
+            refused = &a;
+        if (refused != nullptr) {
+          PendingAccess& a = *refused;
+          if (a.kind != Access::Atomic) {
+            j_->checked(RuleId::KeyZeroLength, conn_);
+            if (a.len == 0)
+              j_->violation(RuleId::KeyZeroLength, "refused", p, conn_,
+                            fmt::format("NAK remote access error for a zero-length {} (rkey "
+                                        "{:#x}, VA {:#x}) of frame {}",
+                                        access_name(a.kind), a.rkey, a.va, a.frame),
+                            state("an ACK (or an empty READ RESPONSE ONLY)"));
           }
+          resolve_access(p, a, false);
+        }
+      }
       break;
     }
     case wire::AethKind::RESERVED:
@@ -1315,6 +1323,7 @@ void Stream::resolve_access(const Pkt& p, PendingAccess& a, bool granted) {
   a.resolved = true;
   key_fact(p, a.kind, granted, a.rkey, a.va, a.len, a.epoch);
   check_setup(p, a, granted);
+  record_key_answer(p, a, granted);
 }
 
 // With --setup: what the responder's MR table and QP allow, against what it did (IBA Vol. 1
@@ -1397,6 +1406,7 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
 
 void Stream::finish() {
   if (transport_ != wire::Transport::RC || !started_) return;
+  judge_keys_z3();
   if (golden_) golden_->finish();
   for (const RdAtomicCheck& c : rd_checks_) decide_rd_atomic(c);
   rd_checks_.clear();

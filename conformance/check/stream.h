@@ -12,13 +12,16 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "check_internal.h"
 #include "golden.h"
 #include "rocecert/check/events.h"
+#include "rocecert/proofs/trace_keys.h"
 
 namespace rocecert::check::detail {
 
@@ -302,6 +305,19 @@ class Stream {
   std::deque<AtomicReq> atomics_;
   std::deque<PendingAccess> accesses_;
   std::vector<KeyFact> facts_;
+  // z3.key: the distinct answered accesses (the first frames of each), judged at finish().
+  struct KeyAnswer {
+    proofs::trace::KeyObservation obs;
+    std::uint64_t request_frame = 0, response_frame = 0;
+    std::uint32_t dqpn = 0, psn = 0;
+  };
+  std::vector<KeyAnswer> key_answers_;
+  std::set<
+      std::tuple<std::uint8_t, bool, std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t>>
+      key_answer_seen_;
+  std::uint64_t key_answers_dropped_ = 0;  // beyond kMaxKeyAnswers
+  void record_key_answer(const Pkt& p, const PendingAccess& a, bool granted);
+  void judge_keys_z3();
   std::vector<NakPoint> nak_points_;
   std::optional<NakPoint> nak_wait_;  // a NAK PSN sequence error not yet answered by a resend
 

@@ -36,6 +36,7 @@ TEST(CheckSetup, RealBadRkeyCapturesAreJustified) {
                                                with_setup(dir + "setup/" + name + ".setup.json"));
     EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
     EXPECT_GT(checked(r, RuleId::KeySetup), 0u);
+    EXPECT_GT(checked(r, RuleId::Z3Key), 0u);
     EXPECT_GT(checked(r, RuleId::GoldenResponse), 0u);
   }
 }
@@ -66,6 +67,14 @@ TEST(CheckSetup, AWriteGrantedOutsideItsMrFails) {
   EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
   EXPECT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
   EXPECT_EQ(r.violations.at(0).cause, "granted_not_allowed");
+  // Z3 finds no table with the setup's MR that explains the grant, and names the setup's MR.
+  ASSERT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+  for (const check::Violation& v : r.violations)
+    if (v.rule == RuleId::Z3Key) {
+      EXPECT_EQ(v.cause, "against_setup");
+      EXPECT_NE(v.message.find("granted"), std::string::npos) << v.message;
+      EXPECT_NE(v.message.find("with the setup's MR"), std::string::npos) << v.message;
+    }
   // The model's responder, given the same MR table, refuses it too (golden.response).
   EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
 }
@@ -103,7 +112,17 @@ TEST(CheckSetup, AWriteRefusedThoughItsMrAllowsItFails) {
   std::filesystem::remove(setup);
   EXPECT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
   EXPECT_EQ(r.violations.at(0).cause, "refused_but_allowed");
+  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
   EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
+  // Without the setup, one refusal contradicts nothing.
+  check::Options bare;
+  bare.profile = check::load_profile("rxe");
+  check::Checker k2(bare);
+  n = 0;
+  for (const Conversation::Frame& f : c.frames())
+    k2.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
+                 wire::LinkType::Ethernet);
+  EXPECT_EQ(count(k2.finish("refused"), RuleId::Z3Key), 0u);
 }
 
 TEST(CheckSetup, ABrokenSetupIsLocated) {

@@ -2,7 +2,8 @@
 // vectors/real/ and every kind of mutation, a few seeds. A forbidden mutant must be judged FAIL
 // with more violations of exactly its recorded rule than the unmutated capture has; a control
 // must not turn a capture that is not FAIL into FAIL. One test per kind, so a failure names it;
-// each prints on how many captures the kind was eligible and how many mutants were judged.
+// each prints on how many captures the kind was eligible and how many mutants were judged. On
+// every capture and mutant, z3.key (Z3) and key.static (C++) must agree.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -82,6 +83,9 @@ TEST_P(MutationScore, CheckCatchesForbiddenMutantsAndPassesControls) {
   std::size_t judged_right = 0;
   for (const Base& b : bases()) {
     const std::string name = fs::path(b.path).filename().string();
+    EXPECT_EQ(rule_failures(b.report, check::RuleId::Z3Key) > 0,
+              rule_failures(b.report, check::RuleId::KeyStatic) > 0)
+        << name << ": " << summary(b.report);
     if (k.control() && b.report.verdict == check::Verdict::FAIL) continue;
     bool any = false;
     for (std::uint64_t seed : kSeeds) {
@@ -98,6 +102,11 @@ TEST_P(MutationScore, CheckCatchesForbiddenMutantsAndPassesControls) {
       std::string what;
       for (const Change& c : r.changes) what += "\n  " + to_string(c);
       SCOPED_TRACE(name + " seed " + std::to_string(seed) + ":" + what);
+      // The Z3 invariant and the C++ rule over the same keys agree on every mutant
+      // (docs/proofs.md): z3.key fails exactly when key.static does.
+      EXPECT_EQ(rule_failures(rep, check::RuleId::Z3Key) > 0,
+                rule_failures(rep, check::RuleId::KeyStatic) > 0)
+          << summary(rep);
       if (k.control()) {
         EXPECT_NE(rep.verdict, check::Verdict::FAIL) << summary(rep);
         judged_right += rep.verdict != check::Verdict::FAIL ? 1 : 0;

@@ -32,6 +32,8 @@ struct Options {
   bool reconstruct_only = false;
   // The golden replay (golden.response): RC requests fed to the model's responder.
   bool golden = true;
+  // The Z3 invariants (z3.*, docs/proofs.md): one solver per connection, at its end.
+  bool z3 = true;
   // The DUT's log (--events): its completions held against the wire (events.*).
   std::shared_ptr<const Events> events;
 };
