@@ -3,7 +3,7 @@
 // PSNs, 16 copies interleaved at a time, ICRCs recomputed), then times the checker on it (every
 // rule; one core, or --jobs), reports its peak RSS (the check runs in a child process), and with
 // --tshark times `tshark -T fields -e infiniband.bth.psn` on the same file.
-//   check_bench --frames 1000000 [--file F] [--jobs N] [--no-golden] [--tshark] [--keep]
+//   check_bench --frames 1000000 [--file F] [--jobs N] [--no-golden] [--no-z3] [--tshark] [--keep]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -119,7 +119,7 @@ struct Run {
 };
 
 // Checks the file in a child process so that its peak RSS is the checker's alone.
-Run run_check(const std::string& file, unsigned jobs, bool golden) {
+Run run_check(const std::string& file, unsigned jobs, bool golden, bool z3) {
   int fds[2];
   if (pipe(fds) != 0) std::exit(2);
   const auto t0 = Clock::now();
@@ -130,6 +130,7 @@ Run run_check(const std::string& file, unsigned jobs, bool golden) {
     o.profile = check::load_profile("rxe");
     o.jobs = jobs;
     o.golden = golden;
+    o.z3 = z3;
     const check::Report r = check::check_files({file}, o);
     std::uint64_t checked = 0, violations = 0;
     for (const check::RuleCount& c : r.rules) {
@@ -165,7 +166,7 @@ int main(int argc, char** argv) {
   std::uint64_t frames = 1'000'000;
   std::string file =
       (std::filesystem::temp_directory_path() / "rocecert-check-bench.pcap").string();
-  bool tshark = false, keep = false, reuse = false, no_golden = false;
+  bool tshark = false, keep = false, reuse = false, no_golden = false, no_z3 = false;
   unsigned jobs = 1;
   app.add_option("--frames", frames, "Frames in the generated capture");
   app.add_option("--file", file, "Where to write the capture");
@@ -174,6 +175,7 @@ int main(int argc, char** argv) {
   app.add_flag("--tshark", tshark, "Also time tshark on the same file");
   app.add_flag("--keep", keep, "Keep the capture file");
   app.add_flag("--no-golden", no_golden, "Without the golden replay (rocecert check --no-golden)");
+  app.add_flag("--no-z3", no_z3, "Without the Z3 invariants (rocecert check --no-z3)");
   CLI11_PARSE(app, argc, argv);
 
   if (!reuse) {
@@ -183,11 +185,11 @@ int main(int argc, char** argv) {
                static_cast<double>(std::filesystem::file_size(file)) / 1e6, seconds_since(t0),
                file);
   }
-  const Run r = run_check(file, jobs, !no_golden);
+  const Run r = run_check(file, jobs, !no_golden, !no_z3);
   fmt::print(
-      "rocecert check (--jobs {}{}): {:.2f} s, {:.2f} M frames/s, peak RSS {:.1f} MB, verdict {}, "
-      "{} connections, {} rule checks, {} violations/deviations\n",
-      jobs, no_golden ? ", --no-golden" : "", r.seconds,
+      "rocecert check (--jobs {}{}{}): {:.2f} s, {:.2f} M frames/s, peak RSS {:.1f} MB, verdict "
+      "{}, {} connections, {} rule checks, {} violations/deviations\n",
+      jobs, no_golden ? ", --no-golden" : "", no_z3 ? ", --no-z3" : "", r.seconds,
       static_cast<double>(frames) / r.seconds / 1e6, static_cast<double>(r.max_rss_kb) / 1024.0,
       r.verdict, r.connections, r.checked, r.violations);
   if (tshark) {

@@ -15,21 +15,30 @@
 namespace rocecert::proofs::trace {
 namespace {
 
-// Addresses in 65 bits: va + length and 2^64 are exact.
-constexpr unsigned kWide = 65;
-
 struct Region {
   z3::expr usable, read, write, atomic, lo, hi;
 };
+
+// One context per thread, kept: making a context costs about 7 ms, the solving itself well under
+// a millisecond on a typical stream. Terms are freed as their last reference goes; the names are
+// drawn from a bounded set (indices), so the context does not grow with the capture.
+z3::context& context() {
+  thread_local z3::context c;
+  return c;
+}
 
 }  // namespace
 
 KeyJudgement judge_keys(std::span<const KeyObservation> observations,
                         std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
-  z3::context c;
-  z3::solver s(c);
-  const z3::expr top = z3::shl(c.bv_val(1, kWide), c.bv_val(64, kWide));  // 2^64
-  const auto wide = [&](std::uint64_t v) { return c.bv_val(v, kWide); };
+  z3::context& c = context();
+  z3::solver s(c, "QF_LIA");
+  z3::params limits(c);
+  limits.set("timeout", kSolverTimeoutMs);
+  s.set(limits);
+  // Addresses as integers (linear arithmetic: much faster here than 65-bit vectors).
+  const z3::expr top = c.int_val("18446744073709551616");  // 2^64
+  const auto wide = [&](std::uint64_t v) { return c.int_val(v); };
   // The QP's access flags, per kind.
   const z3::expr qp_read = c.bool_const("qp.read"), qp_write = c.bool_const("qp.write"),
                  qp_atomic = c.bool_const("qp.atomic");
@@ -38,11 +47,11 @@ KeyJudgement judge_keys(std::span<const KeyObservation> observations,
   const auto region = [&](std::uint32_t rkey, std::uint32_t epoch) -> const Region& {
     auto it = regions.find({rkey, epoch});
     if (it != regions.end()) return it->second;
-    const std::string n = fmt::format("{:#x}.{}", rkey, epoch);
-    Region r{c.bool_const((n + ".usable").c_str()),  c.bool_const((n + ".read").c_str()),
-             c.bool_const((n + ".write").c_str()),   c.bool_const((n + ".atomic").c_str()),
-             c.bv_const((n + ".lo").c_str(), kWide), c.bv_const((n + ".hi").c_str(), kWide)};
-    s.add(z3::ule(r.lo, r.hi) && z3::ule(r.hi, top));  // a region inside the 64-bit space
+    const std::string n = fmt::format("r{}", regions.size());
+    Region r{c.bool_const((n + ".usable").c_str()), c.bool_const((n + ".read").c_str()),
+             c.bool_const((n + ".write").c_str()),  c.bool_const((n + ".atomic").c_str()),
+             c.int_const((n + ".lo").c_str()),      c.int_const((n + ".hi").c_str())};
+    s.add(0 <= r.lo && r.lo <= r.hi && r.hi <= top);  // a region inside the 64-bit space
     return regions.emplace(std::pair{rkey, epoch}, r).first->second;
   };
 
@@ -54,8 +63,8 @@ KeyJudgement judge_keys(std::span<const KeyObservation> observations,
     const z3::expr right = o.kind == AccessKind::READ    ? r.read && qp_read
                            : o.kind == AccessKind::WRITE ? r.write && qp_write
                                                          : r.atomic && qp_atomic;
-    const z3::expr allowed = r.usable && right && z3::ule(r.lo, wide(o.va)) &&
-                             z3::ule(wide(o.va) + wide(o.length), r.hi);
+    const z3::expr allowed =
+        r.usable && right && r.lo <= wide(o.va) && wide(o.va) + wide(o.length) <= r.hi;
     const z3::expr lit = c.bool_const(fmt::format("obs{}", i).c_str());
     s.add(z3::implies(lit, o.granted ? allowed : !allowed));
     literals.push_back(lit);
@@ -88,14 +97,20 @@ KeyJudgement judge_keys(std::span<const KeyObservation> observations,
   KeyJudgement out;
   z3::expr_vector all(c);
   for (const z3::expr& l : literals) all.push_back(l);
-  if (s.check(all) != z3::unsat) return out;
+  const z3::check_result r = s.check(all);
+  if (r == z3::sat) return out;
+  if (r == z3::unknown) {
+    out.decided = false;
+    return out;
+  }
   out.consistent = false;
 
   // The core, minimised by deletion: drop each literal the rest stays unsatisfiable without.
   const z3::expr_vector core = s.unsat_core();
   std::vector<z3::expr> kept;
   for (unsigned i = 0; i < core.size(); ++i) kept.push_back(core[static_cast<int>(i)]);
-  for (std::size_t i = 0; i < kept.size();) {
+  unsigned steps = 0;
+  for (std::size_t i = 0; i < kept.size() && steps < kMaxMinimisationSteps; ++steps) {
     z3::expr_vector rest(c);
     for (std::size_t j = 0; j < kept.size(); ++j)
       if (j != i) rest.push_back(kept[j]);
@@ -104,15 +119,16 @@ KeyJudgement judge_keys(std::span<const KeyObservation> observations,
     else
       ++i;
   }
-  for (const z3::expr& l : kept)
-    for (std::size_t i = 0; i < literals.size(); ++i)
-      if (z3::eq(l, literals[i])) {
-        if (what[i].first)
-          out.observations.push_back(what[i].second);
-        else
-          out.setup.push_back(setup_names[what[i].second]);
-      }
-  std::sort(out.observations.begin(), out.observations.end());
+  // In input order: the accesses, then the setup's entries.
+  for (std::size_t i = 0; i < literals.size(); ++i) {
+    if (std::none_of(kept.begin(), kept.end(),
+                     [&](const z3::expr& l) { return z3::eq(l, literals[i]); }))
+      continue;
+    if (what[i].first)
+      out.observations.push_back(what[i].second);
+    else
+      out.setup.push_back(setup_names[what[i].second]);
+  }
   return out;
 }
 

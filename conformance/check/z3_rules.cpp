@@ -24,14 +24,14 @@ void Stream::record_key_answer(const Pkt& p, const PendingAccess& a, bool grante
                                          : a.kind == Access::Write
                                              ? proofs::trace::AccessKind::WRITE
                                              : proofs::trace::AccessKind::ATOMIC;
+  if (key_answers_.size() >= kMaxKeyAnswers) {  // memory stays bounded on any capture
+    ++key_answers_dropped_;
+    return;
+  }
   if (!key_answer_seen_
            .emplace(static_cast<std::uint8_t>(kind), granted, a.rkey, a.epoch, a.va, a.len)
            .second)
     return;
-  if (key_answers_.size() >= kMaxKeyAnswers) {
-    ++key_answers_dropped_;
-    return;
-  }
   key_answers_.push_back(
       {{kind, granted, a.rkey, a.epoch, a.va, a.len}, a.frame, p.frame, p.bth.dqpn, p.bth.psn});
 }
@@ -71,18 +71,37 @@ void Stream::judge_keys_z3() {
   if (key_answers_dropped_ > 0)
     j_->note(NoteKind::Assumption, conn_, 0,
              fmt::format("z3.key judged the first {} distinct accesses of the connection; {} "
-                         "more were not judged",
+                         "later ones were not judged",
                          key_answers_.size(), key_answers_dropped_));
-  // Grants alone, without a setup, are always explained (the table granting everything, over
-  // the whole address space): the solver is asked only when something can contradict.
-  const bool refusal = std::any_of(key_answers_.begin(), key_answers_.end(),
-                                   [](const KeyAnswer& k) { return !k.obs.granted; });
-  if (!refusal && !known_qp) return;
+  // Without a setup, a stream where no rkey (in one epoch) was both granted and refused is always
+  // explained: the keys only refused are unusable by the QP, the others grant everything over
+  // the whole address space, and the QP allows every kind. The solver is asked only when
+  // something can contradict.
+  if (!known_qp) {
+    std::set<std::pair<std::uint32_t, std::uint32_t>> granted, refused;
+    for (const KeyAnswer& k : key_answers_)
+      (k.obs.granted ? granted : refused).emplace(k.obs.rkey, k.obs.epoch);
+    if (std::none_of(refused.begin(), refused.end(),
+                     [&](const auto& key) { return granted.count(key) > 0; }))
+      return;
+  }
 
   std::vector<proofs::trace::KeyObservation> obs;
   obs.reserve(key_answers_.size());
   for (const KeyAnswer& k : key_answers_) obs.push_back(k.obs);
-  const proofs::trace::KeyJudgement verdict = proofs::trace::judge_keys(obs, known, known_qp);
+  proofs::trace::KeyJudgement verdict;
+  try {
+    verdict = proofs::trace::judge_keys(obs, known, known_qp);
+  } catch (const std::exception&) {  // the solver's own failure (z3::exception): no verdict
+    verdict.decided = false;
+  }
+  if (!verdict.decided) {
+    j_->note(NoteKind::Assumption, conn_, 0,
+             fmt::format("z3.key not decided: the solver gave no answer on the {} accesses of "
+                         "the connection (time limit or failure)",
+                         key_answers_.size()));
+    return;
+  }
   if (verdict.consistent) return;
 
   std::string facts;

@@ -48,12 +48,18 @@ struct KnownQp {
 };
 
 struct KeyJudgement {
+  bool decided = true;  // false: the solver ran out of time (consistent is then true)
   bool consistent = true;
   // When not: a minimal set of observations (indices into the input) and setup entries (names)
   // that no table satisfies together.
   std::vector<std::size_t> observations;
   std::vector<std::string> setup;
 };
+
+// Each solver call is limited to kSolverTimeoutMs; the core's minimisation stops after
+// kMaxMinimisationSteps calls (the core is then minimal only as far as it went).
+inline constexpr unsigned kSolverTimeoutMs = 10'000;
+inline constexpr unsigned kMaxMinimisationSteps = 64;
 
 KeyJudgement judge_keys(std::span<const KeyObservation> observations,
                         std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp);
