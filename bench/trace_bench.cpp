@@ -1,0 +1,55 @@
+// The Z3 trace invariants on one stream (docs/bench.md): what one z3.key decision costs, as a
+// function of the distinct accesses the stream answered. The check's own benchmark
+// (check_bench) shows what a whole capture costs; this one, the solver's share per stream.
+//   trace_bench [--benchmark_filter=...]
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include "rocecert/proofs/trace_keys.h"
+
+namespace {
+
+using rocecert::proofs::trace::AccessKind;
+using rocecert::proofs::trace::KeyObservation;
+
+// n WRITEs granted one after another in one MR, and one refused past its end: explainable.
+std::vector<KeyObservation> consistent_stream(int n) {
+  std::vector<KeyObservation> o;
+  for (int i = 0; i < n; ++i)
+    o.push_back({AccessKind::WRITE, true, 0x100, 0, 4096 + 64 * static_cast<std::uint64_t>(i), 64});
+  o.push_back({AccessKind::WRITE, false, 0x100, 0, std::uint64_t{1} << 30, 64});
+  return o;
+}
+
+void BM_JudgeKeysConsistent(benchmark::State& state) {
+  const std::vector<KeyObservation> o = consistent_stream(static_cast<int>(state.range(0)));
+  for (auto _ : state)
+    benchmark::DoNotOptimize(rocecert::proofs::trace::judge_keys(o, {}, std::nullopt));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_JudgeKeysConsistent)
+    ->Arg(4)
+    ->Arg(20)
+    ->Arg(200)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond);
+
+// The same with a refusal inside the granted range: unsatisfiable, then the core minimised.
+void BM_JudgeKeysContradiction(benchmark::State& state) {
+  std::vector<KeyObservation> o = consistent_stream(static_cast<int>(state.range(0)));
+  o.back().va = 4096 + 64;
+  for (auto _ : state)
+    benchmark::DoNotOptimize(rocecert::proofs::trace::judge_keys(o, {}, std::nullopt));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_JudgeKeysContradiction)
+    ->Arg(4)
+    ->Arg(20)
+    ->Arg(200)
+    ->Arg(4096)
+    ->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
