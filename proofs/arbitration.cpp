@@ -24,16 +24,6 @@ Event event(z3::context& c, const std::string& n) {
           c.bv_const((n + ".resource").c_str(), 8), c.bv_const((n + ".id").c_str(), 32)};
 }
 
-// errors::tier_of, read from the errors table class by class.
-z3::expr tier(z3::context& c, const z3::expr& cls) {
-  z3::expr t = c.bv_val(0, 8);
-  for (std::size_t i = 0; i < errors::kErrorClassCount; ++i)
-    t = z3::ite(
-        cls == c.bv_val(static_cast<unsigned>(i), 8),
-        c.bv_val(static_cast<unsigned>(errors::tier_of(static_cast<errors::ErrorClass>(i))), 8), t);
-  return t;
-}
-
 // Lexicographic "less" over (key_i), each compared unsigned, as precedence_compare() does.
 z3::expr lex_less(const std::vector<std::pair<z3::expr, z3::expr>>& keys) {
   z3::expr r = keys.back().first.ctx().bool_val(false);
@@ -44,10 +34,19 @@ z3::expr lex_less(const std::vector<std::pair<z3::expr, z3::expr>>& keys) {
 
 }  // namespace
 
+z3::expr error_tier(z3::context& c, const z3::expr& cls) {
+  z3::expr t = c.bv_val(0, 8);
+  for (std::size_t i = 0; i < errors::kErrorClassCount; ++i)
+    t = z3::ite(
+        cls == c.bv_val(static_cast<unsigned>(i), 8),
+        c.bv_val(static_cast<unsigned>(errors::tier_of(static_cast<errors::ErrorClass>(i))), 8), t);
+  return t;
+}
+
 // The transcription of precedence_compare(a, b) < 0: tier, time, QPN, adapter, class, resource
 // (kind, then id). BROKEN: the resource left out of the key.
 z3::expr precedence_less(z3::context& c, const Event& a, const Event& b, Variant v) {
-  std::vector<std::pair<z3::expr, z3::expr>> keys = {{tier(c, a.cls), tier(c, b.cls)},
+  std::vector<std::pair<z3::expr, z3::expr>> keys = {{error_tier(c, a.cls), error_tier(c, b.cls)},
                                                      {a.time, b.time},
                                                      {a.qpn, b.qpn},
                                                      {a.adapter, b.adapter},

@@ -97,6 +97,9 @@ RoundRobinRun round_robin_run(z3::context& c, const std::vector<z3::expr>& owner
 std::vector<errors::ErrorEvent> eval_round_robin(std::span<const errors::ErrorEvent> events,
                                                  errors::RoundRobinCursor cursor);
 
+// errors::tier_of over an 8-bit error class, read from the errors table class by class.
+z3::expr error_tier(z3::context& c, const z3::expr& cls);
+
 // The same transcriptions evaluated on numbers (for the tests that hold them to the C++).
 std::int32_t eval_psn_diff(std::uint32_t a, std::uint32_t b);
 bool eval_range_within(std::uint64_t start, std::uint64_t length, std::uint64_t base,

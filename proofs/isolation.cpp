@@ -85,12 +85,7 @@ z3::expr isolate_step(z3::context& c, const z3::expr& states, const z3::expr& ty
                           applies(c, e.cls, type, profile);
   const z3::expr next = z3::store(states, e.qp, z3::ite(active, apply_change(c, st, change), st));
   if (v == Variant::MODEL) return next;
-  z3::expr tier = c.bv_val(0, 8);
-  for (unsigned i = 0; i < errors::kErrorClassCount; ++i)
-    tier = z3::ite(
-        e.cls == c.bv_val(i, 8),
-        c.bv_val(static_cast<unsigned>(errors::tier_of(static_cast<errors::ErrorClass>(i))), 8),
-        tier);
+  const z3::expr tier = error_tier(c, e.cls);
   const z3::expr q = c.bv_const("q", 16);
   const z3::expr all_err = z3::lambda(
       q, z3::ite(z3::select(attached, q) && z3::select(next, q) != state_val(c, QpState::RESET),
