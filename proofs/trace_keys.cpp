@@ -12,6 +12,8 @@
 
 #include <utility>
 
+#include "trace_context.h"
+
 namespace rocecert::proofs::trace {
 namespace {
 
@@ -19,19 +21,11 @@ struct Region {
   z3::expr usable, read, write, atomic, lo, hi;
 };
 
-// One context per thread, kept: making a context costs about 7 ms, the solving itself well under
-// a millisecond on a typical stream. Terms are freed as their last reference goes; the names are
-// drawn from a bounded set (indices), so the context does not grow with the capture.
-z3::context& context() {
-  thread_local z3::context c;
-  return c;
-}
-
 }  // namespace
 
 KeyJudgement judge_keys(std::span<const KeyObservation> observations,
                         std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
-  z3::context& c = context();
+  z3::context& c = detail::context();
   z3::solver s(c, "QF_LIA");
   z3::params limits(c);
   limits.set("timeout", kSolverTimeoutMs);
@@ -105,20 +99,7 @@ KeyJudgement judge_keys(std::span<const KeyObservation> observations,
   }
   out.consistent = false;
 
-  // The core, minimised by deletion: drop each literal the rest stays unsatisfiable without.
-  const z3::expr_vector core = s.unsat_core();
-  std::vector<z3::expr> kept;
-  for (unsigned i = 0; i < core.size(); ++i) kept.push_back(core[static_cast<int>(i)]);
-  unsigned steps = 0;
-  for (std::size_t i = 0; i < kept.size() && steps < kMaxMinimisationSteps; ++steps) {
-    z3::expr_vector rest(c);
-    for (std::size_t j = 0; j < kept.size(); ++j)
-      if (j != i) rest.push_back(kept[j]);
-    if (s.check(rest) == z3::unsat)
-      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
-    else
-      ++i;
-  }
+  const std::vector<z3::expr> kept = detail::minimal_core(s, kMaxMinimisationSteps);
   // In input order: the accesses, then the setup's entries.
   for (std::size_t i = 0; i < literals.size(); ++i) {
     if (std::none_of(kept.begin(), kept.end(),

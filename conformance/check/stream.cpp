@@ -417,6 +417,10 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   if (j_->options().golden) golden_request(p, gap);
   next_ = padd(p.psn(), 1);
   if (transport_ != wire::Transport::RC) return;
+  // The unwrapped PSN axis follows the new requests (each within 2^23 of the one before).
+  axis_at_ = axis_set_ ? unwrap(p.psn()) : 0;
+  axis_psn_ = p.psn();
+  axis_set_ = true;
   if (recs_.size() >= kMaxTracked) {
     // Beyond any real window: forget the oldest PSNs (their MSN contribution with them).
     recs_.pop_front();
@@ -455,6 +459,7 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
         RuleId::PsnWindow, "exceeded", p, conn_,
         fmt::format("2^23 or more PSNs outstanding (oldest unacknowledged {:#08x})", una_),
         state());
+  record_epsn_request(p);
 }
 
 void Stream::old_packet(const Pkt& p) {
@@ -940,6 +945,7 @@ void Stream::on_response(const Pkt& p) {
           state("no response for a PSN that was never sent"));
     return;
   }
+  record_epsn_response(p);
   if (op.operation == Operation::READ_RESPONSE)
     on_read_response(p);
   else if (op.operation == Operation::ATOMIC_ACK)
@@ -1407,6 +1413,7 @@ void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rke
 void Stream::finish() {
   if (transport_ != wire::Transport::RC || !started_) return;
   judge_keys_z3();
+  judge_psn_z3(true);
   if (golden_) golden_->finish();
   for (const RdAtomicCheck& c : rd_checks_) decide_rd_atomic(c);
   rd_checks_.clear();

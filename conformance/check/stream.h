@@ -22,6 +22,7 @@
 #include "golden.h"
 #include "rocecert/check/events.h"
 #include "rocecert/proofs/trace_keys.h"
+#include "rocecert/proofs/trace_psn.h"
 
 namespace rocecert::check::detail {
 
@@ -318,6 +319,52 @@ class Stream {
   std::uint64_t key_answers_dropped_ = 0;  // beyond kMaxKeyAnswers
   void record_key_answer(const Pkt& p, const PendingAccess& a, bool granted);
   void judge_keys_z3();
+  // The responder's expected PSN (ack.epsn, z3.psn; epsn.cpp), on an unwrapped PSN axis: u(psn)
+  // is the PSN's distance from the latest new request's, added to that one's place on the axis.
+  bool axis_set_ = false;
+  std::uint32_t axis_psn_ = 0;
+  std::int64_t axis_at_ = 0;
+  std::int64_t unwrap(std::uint32_t psn) const { return axis_at_ + pdiff(psn, axis_psn_); }
+  enum class PsnWhat : std::uint8_t { ACK, READ_RESPONSE, ATOMIC_ACK, NAK_PSN, RNR, NAK, REQUEST };
+  // A frame's bound on the ePSN: a response's lower bound, or a new request's window.
+  struct PsnFactRec {
+    proofs::trace::PsnObservation obs;  // AT_LEAST or REQUEST, at the frame's position
+    std::uint32_t dqpn = 0, psn = 0;
+    PsnWhat what = PsnWhat::ACK;
+    std::int64_t bound() const {
+      return obs.fact == proofs::trace::PsnFact::REQUEST ? obs.psn + 2 - proofs::trace::kPsnWindow
+                                                         : obs.psn;
+    }
+  };
+  // The highest bound so far, and at each new request (first sent) the highest bound then,
+  // its own included: what a NAK that request set off is held against.
+  std::optional<PsnFactRec> epsn_floor_;
+  struct PsnAnchor {
+    std::int64_t u = 0;
+    std::uint64_t frame = 0;
+    std::optional<PsnFactRec> floor;
+  };
+  std::deque<PsnAnchor> psn_anchors_;
+  bool psn_anchors_dropped_ = false;
+  std::uint32_t epsn_explained_ = 0;  // ack.epsn violations set aside as capture errors
+  // z3.psn: the facts for the solver (each NAK's, with the bound it is held against), and the
+  // frames they come from (PsnObservation::group indexes psn_frames_).
+  std::vector<proofs::trace::PsnObservation> psn_facts_;
+  struct PsnFrame {
+    std::uint64_t frame = 0;
+    std::uint32_t dqpn = 0, psn = 0;
+    PsnWhat what = PsnWhat::ACK;
+    std::int64_t value = 0, acked = 0;  // its bound (REQUEST: PSN and acknowledged frontier)
+    std::uint64_t trigger = 0;          // NAK: the frame of the request that set it off
+  };
+  std::vector<PsnFrame> psn_frames_;
+  std::unordered_map<std::uint64_t, std::size_t> psn_group_of_;  // frame → group, this batch
+  std::uint64_t psn_batches_ = 0;
+  void record_epsn_response(const Pkt& p);
+  void record_epsn_request(const Pkt& p);
+  std::size_t psn_group(const PsnFactRec& f);
+  static std::string_view psn_what_name(PsnWhat w);
+  void judge_psn_z3(bool last);
   std::vector<NakPoint> nak_points_;
   std::optional<NakPoint> nak_wait_;  // a NAK PSN sequence error not yet answered by a resend
 

@@ -1,6 +1,8 @@
 // The z3.* rules of a request stream: invariants the Z3 solver checks over the whole connection
 // at its end (docs/proofs.md "Trace invariants"). z3.key: one memory-key table explains every
-// access the responder answered (proofs/include/rocecert/proofs/trace_keys.h).
+// access the responder answered (proofs/include/rocecert/proofs/trace_keys.h). z3.psn: one
+// history of the responder's expected PSN explains every response and new request
+// (proofs/include/rocecert/proofs/trace_psn.h; the observations come from epsn.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -127,6 +129,86 @@ void Stream::judge_keys_z3() {
   j_->violation(RuleId::Z3Key, verdict.setup.empty() ? "no_table" : "against_setup", at, conn_,
                 fmt::format("no memory-key table explains these together: {}{}", facts,
                             setup.empty() ? "" : fmt::format(" (with the setup's {})", setup)));
+}
+
+void Stream::judge_psn_z3(bool last) {
+  if (!j_->options().z3) return;
+  if (psn_facts_.empty()) {
+    // No NAK carrying an ePSN, no request out of its window: the ePSN that is always the
+    // highest bound so far is a history that explains every response, no solver needed.
+    if (last && psn_batches_ == 0 && epsn_floor_) j_->checked(RuleId::Z3Psn, conn_, responses_);
+    return;
+  }
+  ++psn_batches_;
+  j_->checked(RuleId::Z3Psn, conn_, psn_frames_.size());
+  // The capture errors the budget still allows, counting again those ack.epsn set aside: the
+  // solver looks for the fewest frames to set aside over the whole batch.
+  const std::uint32_t most = j_->options().profile.max_capture_errors;
+  const std::uint32_t others = budget_->used - std::min(budget_->used, epsn_explained_);
+  const std::uint32_t allowed = most - std::min(most, others);
+  proofs::trace::PsnJudgement verdict;
+  try {
+    verdict = proofs::trace::judge_psn(psn_facts_, allowed);
+  } catch (const std::exception&) {  // the solver's own failure (z3::exception): no verdict
+    verdict.decided = false;
+  }
+  if (!verdict.decided) {
+    j_->note(NoteKind::Assumption, conn_, 0,
+             fmt::format("z3.psn not decided: the solver gave no answer on {} facts of the "
+                         "connection (time limit or failure)",
+                         psn_facts_.size()));
+  } else if (verdict.consistent && !verdict.set_aside.empty()) {
+    std::string frames;
+    for (const std::size_t g : verdict.set_aside)
+      frames += fmt::format("{}{}", frames.empty() ? "" : ", ", psn_frames_.at(g).frame);
+    j_->note(NoteKind::Assumption, conn_, 0,
+             fmt::format("z3.psn: one expected-PSN history explains the connection with frame{} "
+                         "{} set aside as capture errors",
+                         verdict.set_aside.size() == 1 ? "" : "s", frames));
+  } else if (!verdict.consistent) {
+    std::string facts;
+    const PsnFrame* at = nullptr;
+    for (const std::size_t g : verdict.groups) {
+      const PsnFrame& f = psn_frames_.at(g);
+      if (at == nullptr || f.frame > at->frame) at = &f;
+      std::string one;
+      switch (f.what) {
+        case PsnWhat::NAK_PSN:
+        case PsnWhat::RNR:
+          one = fmt::format(
+              "{} at frame {} carrying expected PSN {:#08x}, set off no earlier "
+              "than the request of frame {}",
+              psn_what_name(f.what), f.frame, f.psn, f.trigger);
+          break;
+        case PsnWhat::REQUEST:
+          one = fmt::format(
+              "new request PSN {:#08x} at frame {} ({} PSNs outstanding at "
+              "least, fewer than 2^23 allowed)",
+              f.psn, f.frame, f.value + 1 - f.acked);
+          break;
+        case PsnWhat::ACK:
+        case PsnWhat::READ_RESPONSE:
+        case PsnWhat::ATOMIC_ACK:
+        case PsnWhat::NAK:
+          one = fmt::format("{} of PSN {:#08x} at frame {}", psn_what_name(f.what), f.psn, f.frame);
+          break;
+      }
+      facts += (facts.empty() ? "" : "; ") + one;
+    }
+    Pkt p;
+    if (at != nullptr) {
+      p.frame = at->frame;
+      p.bth.dqpn = at->dqpn;
+      p.bth.psn = at->psn;
+    }
+    j_->violation(RuleId::Z3Psn, "no_history", p, conn_,
+                  fmt::format("no history of the responder's expected PSN (only moving forward) "
+                              "explains these together: {}",
+                              facts));
+  }
+  psn_facts_.clear();
+  psn_frames_.clear();
+  psn_group_of_.clear();
 }
 
 }  // namespace rocecert::check::detail

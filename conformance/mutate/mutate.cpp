@@ -466,6 +466,60 @@ void ack_unsent_psn(Ctx& c, Work& w) {
   set_psn(c, w, i, detail::psn_add(c.p(i).bth.psn, kPsnShift));
 }
 
+// The responder's expected PSN only moves forward (IBA Vol. 1 §9.7.5.1; spec-notes §3.3, §4.6):
+// an ACK turned into a NAK PSN sequence error carrying PSN v, where a response of the flow had
+// shown v received before the requester even sent a PSN after v. No reordering explains it: the
+// NAK needs such a request to set it off, and the response left the responder before.
+void epsn_back(Ctx& c, Work& w) {
+  struct Cand {
+    std::size_t frame;
+    std::uint32_t psn;
+  };
+  std::vector<Cand> cand;
+  for (const Flow& f : c.a.flows) {
+    if (f.request || f.transport != wire::Transport::RC || f.peer < 0) continue;
+    const Flow& req = c.a.flows[static_cast<std::size_t>(f.peer)];
+    if (req.frames.empty()) continue;
+    // The requests' highest PSN so far, on an axis from the first one's (never decreasing).
+    const std::uint32_t anchor = c.p(req.frames.front()).bth.psn;
+    std::vector<std::int64_t> highest;
+    for (const std::size_t r : req.frames) {
+      const std::int64_t u = detail::psn_diff(c.p(r).bth.psn, anchor);
+      highest.push_back(highest.empty() ? u : std::max(highest.back(), u));
+    }
+    for (const std::size_t j : f.frames) {
+      if (!c.a.usable(j)) continue;
+      const ParsedFrame& p = c.p(j);
+      const bool shows_received = p.op->operation == wire::Operation::READ_RESPONSE ||
+                                  p.op->operation == wire::Operation::ATOMIC_ACK ||
+                                  (is_ack_op(p) && aeth_kind(p) == wire::AethKind::ACK);
+      if (!shows_received) continue;
+      const std::int64_t v = detail::psn_diff(p.bth.psn, anchor);
+      const auto after = std::upper_bound(highest.begin(), highest.end(), v);
+      if (after == highest.end()) continue;
+      const std::size_t first = req.frames[static_cast<std::size_t>(after - highest.begin())];
+      if (first < j) continue;
+      // An ACK of the flow after that request becomes the NAK.
+      for (const std::size_t i : f.frames)
+        if (i > first && c.a.usable(i) && is_ack_op(c.p(i)) &&
+            aeth_kind(c.p(i)) == wire::AethKind::ACK) {
+          cand.push_back({i, p.bth.psn});
+          break;
+        }
+    }
+  }
+  const Cand& k = cand[c.pick(cand.size())];
+  const ParsedFrame& p = c.p(k.frame);
+  const auto syndrome = static_cast<std::uint8_t>(
+      wire::kAethTypeNak | static_cast<std::uint8_t>(wire::NakCode::PSN_SEQUENCE_ERROR));
+  Frame& f = w.at(k.frame).frame;
+  wire::write_aeth(span_at(f, hdr_off(p, wire::Header::Aeth)), wire::Aeth{syndrome, p.aeth.msn});
+  detail::refresh(f, detail::offsets_of(p));
+  add(w.at(k.frame), "aeth.syndrome", fmt::format("0x{:02x}", p.aeth.syndrome),
+      fmt::format("0x{:02x}", syndrome));
+  set_psn(c, w, k.frame, k.psn);
+}
+
 // The MSN counts completed messages (IBA Vol. 1 chapter 9, C9-148; spec-notes §3.5).
 void msn_jump(Ctx& c, Work& w) {
   // An ACK's; in a capture without one, the AETH of a READ RESPONSE LAST/ONLY or ATOMIC

@@ -1,5 +1,7 @@
 // The z3.* rules of `rocecert check` (docs/proofs.md "Trace invariants"): what Z3 finds over a
-// whole connection that no rule comparing two accesses can, and --no-z3.
+// whole connection that no rule comparing two accesses can, the expected-PSN history (z3.psn,
+// with its C++ twin ack.epsn) against a responder going back and a network reordering, and
+// --no-z3.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -62,6 +64,62 @@ TEST(CheckZ3, NoZ3SkipsTheRules) {
   const check::Report r = run(seam(), false);
   EXPECT_EQ(r.verdict, check::Verdict::PASS) << describe(r);
   EXPECT_EQ(r.rules[static_cast<std::size_t>(RuleId::Z3Key)].checked, 0u);
+  EXPECT_EQ(r.rules[static_cast<std::size_t>(RuleId::Z3Psn)].checked, 0u);
+}
+
+// SENDs 10-12 one at a time, each ACKed; then 13 and 14, and a NAK PSN sequence error carrying
+// `nak_psn` after 14. With 13: the NAK a lost 13 sets off (correct). With 11: the responder's
+// expected PSN went back: the ACK of 11 left the responder before 12 was even sent.
+Conversation stop_and_wait(std::uint32_t nak_psn) {
+  Conversation c;
+  for (std::uint32_t psn = 10; psn <= 12; ++psn) {
+    c.req(wire::Opcode::RC_SEND_ONLY, psn, 64);
+    c.ack(psn, psn - 9);
+  }
+  c.req(wire::Opcode::RC_SEND_ONLY, 13, 64);
+  c.req(wire::Opcode::RC_SEND_ONLY, 14, 64);
+  c.ack(nak_psn, nak_psn - 10, 0x60);
+  return c;
+}
+
+TEST(CheckZ3, ExpectedPsnMovingBackIsCaughtByBothAndNamed) {
+  const check::Report ok = run(stop_and_wait(13), true);
+  EXPECT_EQ(count(ok, RuleId::AckEpsn), 0u) << describe(ok);
+  EXPECT_EQ(count(ok, RuleId::Z3Psn), 0u) << describe(ok);
+  EXPECT_GT(ok.rules[static_cast<std::size_t>(RuleId::Z3Psn)].checked, 0u);
+
+  const check::Report r = run(stop_and_wait(11), true);
+  EXPECT_EQ(r.verdict, check::Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckEpsn), 1u) << describe(r);
+  ASSERT_EQ(count(r, RuleId::Z3Psn), 1u) << describe(r);
+  const check::Violation& v = *std::find_if(r.violations.begin(), r.violations.end(),
+                                            [](const auto& x) { return x.rule == RuleId::Z3Psn; });
+  EXPECT_EQ(v.cause, "no_history");
+  EXPECT_EQ(v.frame, 9u);  // the NAK
+  // The minimal core: the NAK, set off no earlier than the first request after PSN 11 (12, at
+  // frame 5), and the ACK of 11 the tap showed before that request.
+  EXPECT_NE(v.message.find("ACK of PSN 0x00000b at frame 4"), std::string::npos) << v.message;
+  EXPECT_NE(v.message.find("NAK PSN sequence error at frame 9 carrying expected PSN 0x00000b, "
+                           "set off no earlier than the request of frame 5"),
+            std::string::npos)
+      << v.message;
+  EXPECT_EQ(v.message.find("frame 6"), std::string::npos) << v.message;
+}
+
+TEST(CheckZ3, ANakTheNetworkDelayedIsNoViolation) {
+  // 10 and 11 sent back to back; 10 lost on the way: the responder NAKs 10 on 11; the resend of
+  // 10 and 11 are ACKed; the NAK reaches the tap only after the ACK of 11 (reordered). Sent
+  // before that ACK, set off by the first 11: nothing moved back.
+  Conversation c;
+  c.req(wire::Opcode::RC_SEND_ONLY, 10, 64);
+  c.req(wire::Opcode::RC_SEND_ONLY, 11, 64);
+  c.req(wire::Opcode::RC_SEND_ONLY, 10, 64);
+  c.req(wire::Opcode::RC_SEND_ONLY, 11, 64);
+  c.ack(11, 2);
+  c.ack(10, 0, 0x60);
+  const check::Report r = run(c, true);
+  EXPECT_EQ(count(r, RuleId::AckEpsn), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Psn), 0u) << describe(r);
 }
 
 }  // namespace

@@ -3,7 +3,8 @@
 // with more violations of exactly its recorded rule than the unmutated capture has; a control
 // must not turn a capture that is not FAIL into FAIL. One test per kind, so a failure names it;
 // each prints on how many captures the kind was eligible and how many mutants were judged. On
-// every capture and mutant, z3.key (Z3) and key.static (C++) must agree.
+// every capture and mutant, the Z3 invariants and the C++ rules over the same facts must agree:
+// z3.key with key.static, z3.psn with ack.epsn or psn.window.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -47,6 +48,17 @@ std::uint64_t rule_failures(const check::Report& r, check::RuleId rule) {
                     [&](const check::Violation& v) { return v.rule == rule && !v.deviation; }));
 }
 
+// The Z3 invariants and the C++ rules over the same facts agree (docs/proofs.md).
+void expect_z3_agrees(const check::Report& r, const std::string& what) {
+  EXPECT_EQ(rule_failures(r, check::RuleId::Z3Key) > 0,
+            rule_failures(r, check::RuleId::KeyStatic) > 0)
+      << what << ": z3.key and key.static disagree";
+  EXPECT_EQ(
+      rule_failures(r, check::RuleId::Z3Psn) > 0,
+      rule_failures(r, check::RuleId::AckEpsn) + rule_failures(r, check::RuleId::PsnWindow) > 0)
+      << what << ": z3.psn and ack.epsn/psn.window disagree";
+}
+
 std::string summary(const check::Report& r) {
   std::string s = std::string(check::to_string(r.verdict));
   for (const check::Violation& v : r.violations) {
@@ -83,9 +95,7 @@ TEST_P(MutationScore, CheckCatchesForbiddenMutantsAndPassesControls) {
   std::size_t judged_right = 0;
   for (const Base& b : bases()) {
     const std::string name = fs::path(b.path).filename().string();
-    EXPECT_EQ(rule_failures(b.report, check::RuleId::Z3Key) > 0,
-              rule_failures(b.report, check::RuleId::KeyStatic) > 0)
-        << name << ": " << summary(b.report);
+    expect_z3_agrees(b.report, name + ": " + summary(b.report));
     if (k.control() && b.report.verdict == check::Verdict::FAIL) continue;
     bool any = false;
     for (std::uint64_t seed : kSeeds) {
@@ -102,11 +112,7 @@ TEST_P(MutationScore, CheckCatchesForbiddenMutantsAndPassesControls) {
       std::string what;
       for (const Change& c : r.changes) what += "\n  " + to_string(c);
       SCOPED_TRACE(name + " seed " + std::to_string(seed) + ":" + what);
-      // The Z3 invariant and the C++ rule over the same keys agree on every mutant
-      // (docs/proofs.md): z3.key fails exactly when key.static does.
-      EXPECT_EQ(rule_failures(rep, check::RuleId::Z3Key) > 0,
-                rule_failures(rep, check::RuleId::KeyStatic) > 0)
-          << summary(rep);
+      expect_z3_agrees(rep, summary(rep));
       if (k.control()) {
         EXPECT_NE(rep.verdict, check::Verdict::FAIL) << summary(rep);
         judged_right += rep.verdict != check::Verdict::FAIL ? 1 : 0;

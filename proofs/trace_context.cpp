@@ -1,0 +1,29 @@
+#include "trace_context.h"
+
+#include <cstddef>
+
+namespace rocecert::proofs::trace::detail {
+
+z3::context& context() {
+  thread_local z3::context c;
+  return c;
+}
+
+std::vector<z3::expr> minimal_core(z3::solver& s, unsigned max_steps) {
+  const z3::expr_vector core = s.unsat_core();
+  std::vector<z3::expr> kept;
+  for (unsigned i = 0; i < core.size(); ++i) kept.push_back(core[static_cast<int>(i)]);
+  unsigned steps = 0;
+  for (std::size_t i = 0; i < kept.size() && steps < max_steps; ++steps) {
+    z3::expr_vector rest(s.ctx());
+    for (std::size_t j = 0; j < kept.size(); ++j)
+      if (j != i) rest.push_back(kept[j]);
+    if (s.check(rest) == z3::unsat)
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+    else
+      ++i;
+  }
+  return kept;
+}
+
+}  // namespace rocecert::proofs::trace::detail
