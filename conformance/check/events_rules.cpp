@@ -2,10 +2,12 @@
 // (rules.def; docs/check.md, "Events").
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "rocecert/errors/error_table.h"
+#include "rocecert/proofs/trace_errors.h"
 #include "stream.h"
 
 namespace rocecert::check::detail {
@@ -76,6 +78,91 @@ void check_flush_all(Judge& j, const Events& events, const Completions& wcs,
                               key.second, *failed, *failed == 1 ? "" : "s", s.fatal()->frame,
                               events.file, errors, errors == 1 ? "" : "s"));
   }
+}
+
+// z3.arbitration: one history of which QPs entered ERR, and when, explains every completion,
+// with each QP taken to ERR only by what may (proofs/include/rocecert/proofs/trace_errors.h).
+// The same facts as events.flush and events.isolation, decided together by Z3.
+template <typename ConnOf>
+void judge_arbitration_z3(Judge& j, const Events& events, const Completions& wcs,
+                          const std::map<QpKey, std::string>& own_error,
+                          const std::map<std::array<std::uint8_t, 16>, const Event*>& async_of,
+                          const std::map<QpKey, std::vector<const Event*>>& states,
+                          const ConnOf& conn) {
+  using proofs::trace::Completion;
+  auto position = [&](const Event* e) {
+    return static_cast<std::uint64_t>(e - events.events.data());
+  };
+  std::vector<proofs::trace::QpErrorFacts> qps;
+  std::vector<proofs::trace::CompletionFact> facts;
+  std::vector<QpKey> keys;
+  // What each group is: a completion (its event), or a QP's isolation claim (nullptr).
+  std::vector<std::pair<std::size_t, const Event*>> groups;
+  for (const auto& [key, list] : wcs) {
+    const std::size_t q = qps.size();
+    keys.push_back(key);
+    proofs::trace::QpErrorFacts k;
+    k.own_error = own_error.count(key) > 0;
+    k.resource_error = async_of.count(key.first) > 0;
+    for (const auto& [other, why] : own_error)
+      if (other.first == key.first && other.second != key.second) k.others_failed = true;
+    if (const auto st = states.find(key); st != states.end())
+      k.program_state = position(st->second.front());
+    k.group = groups.size();
+    groups.emplace_back(q, nullptr);
+    qps.push_back(k);
+    for (const Event* e : list) {
+      const Completion kind = e->status == WcStatus::SUCCESS        ? Completion::SUCCESS
+                              : e->status == WcStatus::WR_FLUSH_ERR ? Completion::FLUSH
+                                                                    : Completion::ERROR;
+      facts.push_back({q, position(e), kind, groups.size()});
+      groups.emplace_back(q, e);
+    }
+  }
+  if (facts.empty()) return;
+  for (const QpKey& k : keys)
+    for (std::size_t n = wcs.at(k).size(); n > 0; --n) j.checked(RuleId::Z3Arbitration, conn(k));
+  proofs::trace::ErrorsJudgement verdict;
+  try {
+    verdict = proofs::trace::judge_errors(qps, facts);
+  } catch (const std::exception&) {  // the solver's own failure (z3::exception): no verdict
+    verdict.decided = false;
+  }
+  if (!verdict.decided) {
+    j.note(NoteKind::Assumption, std::nullopt, 0,
+           fmt::format("z3.arbitration not decided: the solver gave no answer on the {} "
+                       "completions of {} (time limit or failure)",
+                       facts.size(), events.file));
+    return;
+  }
+  if (verdict.consistent) return;
+  std::string told;
+  std::optional<std::size_t> last_qp;
+  for (const std::size_t g : verdict.groups) {
+    const auto& [q, e] = groups.at(g);
+    const QpKey& key = keys.at(q);
+    std::string one;
+    if (e != nullptr) {
+      one = fmt::format("QP {:#x}: work request {} completed {} (line {})", key.second, e->wr_id,
+                        cq::to_string(e->status), e->line);
+    } else {
+      const auto other = std::find_if(own_error.begin(), own_error.end(), [&](const auto& o) {
+        return o.first.first == key.first && o.first.second != key.second;
+      });
+      one = fmt::format(
+          "QP {:#x} has no error of its own, no asynchronous event on its host and no state the "
+          "program logged, while QP {:#x} failed ({})",
+          key.second, other == own_error.end() ? 0u : other->first.second,
+          other == own_error.end() ? std::string("?") : other->second);
+    }
+    told += (told.empty() ? "" : "; ") + one;
+    last_qp = q;
+  }
+  j.violation(RuleId::Z3Arbitration, "no_history", at_frame(0),
+              last_qp ? conn(keys.at(*last_qp)) : std::nullopt,
+              fmt::format("{}: no history of which QPs entered the error state, and when, "
+                          "explains these together: {}",
+                          events.file, told));
 }
 
 // events.isolation and events.qp_state: which QPs an error touched, as the log tells it, against
@@ -149,6 +236,8 @@ void check_isolation_and_states(Judge& j, const Events& events, const Completion
                             key.second, host_name(key.first, version_of[key.first]), flush->wr_id,
                             line_of(*flush), other->second, own_error.at(*other)));
   }
+
+  if (j.options().z3) judge_arbitration_z3(j, events, wcs, own_error, async_of, states, conn);
 
   // events.qp_state (advisory): ERR needs a cause; a QP in error comes back only through RESET.
   for (const auto& [key, list] : states) {

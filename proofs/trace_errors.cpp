@@ -1,0 +1,86 @@
+// z3.arbitration: one history of which QPs entered ERR, and when, for every completion a test
+// program polled (proofs/include/rocecert/proofs/trace_errors.h). Each group of facts is
+// asserted under an assumption literal of its own; an unsatisfiable check yields the groups that
+// clash, minimised by deletion.
+#include "rocecert/proofs/trace_errors.h"
+
+#include <fmt/format.h>
+#include <z3++.h>
+
+#include <algorithm>
+#include <map>
+
+#include "rocecert/proofs/trace_keys.h"  // kSolverTimeoutMs, kMaxMinimisationSteps
+#include "trace_context.h"
+
+namespace rocecert::proofs::trace {
+
+ErrorsJudgement judge_errors(std::span<const QpErrorFacts> qps,
+                             std::span<const CompletionFact> completions) {
+  ErrorsJudgement out;
+  if (completions.empty()) return out;
+  z3::context& c = detail::context();
+  z3::solver s(c, "QF_LIA");
+  z3::params limits(c);
+  limits.set("timeout", kSolverTimeoutMs);
+  s.set(limits);
+
+  std::vector<z3::expr> in_err, at;
+  for (std::size_t q = 0; q < qps.size(); ++q) {
+    in_err.push_back(c.bool_const(fmt::format("err{}", q).c_str()));
+    at.push_back(c.int_const(fmt::format("at{}", q).c_str()));
+  }
+  std::map<std::size_t, z3::expr> says;
+  const auto add = [&](std::size_t group, const z3::expr& fact) {
+    const auto it = says.find(group);
+    if (it == says.end())
+      says.emplace(group, fact);
+    else
+      it->second = it->second && fact;
+  };
+  for (const CompletionFact& f : completions) {
+    const z3::expr pos = c.int_val(f.position);
+    switch (f.kind) {
+      case Completion::SUCCESS:
+        add(f.group, !in_err[f.qp] || at[f.qp] > pos);
+        break;
+      case Completion::ERROR:
+        add(f.group, in_err[f.qp] && at[f.qp] == pos);
+        break;
+      case Completion::FLUSH:
+        add(f.group, in_err[f.qp] && at[f.qp] <= pos);
+        break;
+    }
+  }
+  for (std::size_t q = 0; q < qps.size(); ++q) {
+    const QpErrorFacts& k = qps[q];
+    // What may take the QP to ERR besides its own error completion (which the ERROR fact pins).
+    z3::expr allowed = c.bool_val(k.own_error || k.resource_error || !k.others_failed);
+    if (k.program_state) allowed = allowed || at[q] >= c.int_val(*k.program_state);
+    add(k.group, z3::implies(in_err[q], allowed));
+  }
+
+  std::vector<std::size_t> groups;
+  z3::expr_vector literals(c);
+  for (const auto& [group, fact] : says) {
+    groups.push_back(group);
+    const z3::expr lit = c.bool_const(fmt::format("g{}", literals.size()).c_str());
+    literals.push_back(lit);
+    s.add(z3::implies(lit, fact));
+  }
+  const z3::check_result r = s.check(literals);
+  if (r == z3::sat) return out;
+  if (r == z3::unknown) {
+    out.decided = false;
+    return out;
+  }
+  out.consistent = false;
+  const std::vector<z3::expr> kept = detail::minimal_core(s, kMaxMinimisationSteps);
+  for (std::size_t i = 0; i < groups.size(); ++i)
+    if (std::any_of(kept.begin(), kept.end(),
+                    [&](const z3::expr& l) { return z3::eq(l, literals[static_cast<int>(i)]); }))
+      out.groups.push_back(groups[i]);
+  return out;
+}
+
+}  // namespace rocecert::proofs::trace
