@@ -123,7 +123,7 @@ cp "$kernel" "$live_dir/vmlinuz"
 cp "$initrd" "$live_dir/initrd.img"
 install -D -m 0755 "$here/guest-init.sh" "$rootfs/sbin/rocecert-init"
 rm -f "$img"
-mkfs.ext4 -q -F -L rocecert-live -d "$rootfs" "$img" "$img_size"
+mkfs.ext4 -q -F -L rocecert-live -d "$rootfs" "$img" "$img_size" >/dev/null
 sed -i '/^mkfs_s=/d' "$live_dir/timings.txt" 2>/dev/null || true
 echo "mkfs_s=$(($(date +%s) - t0))" >>"$live_dir/timings.txt"
 echo "$img_hash" >"$live_dir/rootfs.img.stamp"

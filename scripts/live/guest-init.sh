@@ -14,14 +14,18 @@ export PATH
 
 say() { echo "rocecert-init: $*"; }
 
-mount -t proc proc /proc
-mount -t sysfs sysfs /sys
-mount -t devtmpfs devtmpfs /dev 2>/dev/null # the initramfs may already have moved it here
-mkdir -p /dev/pts /dev/shm
-mount -t devpts devpts /dev/pts
-mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
+# The initramfs hands over /proc, /sys, /dev and /run already mounted; mount what is not.
+mount_once() { # TYPE DIR
+  mkdir -p "$2"
+  mountpoint -q "$2" || mount -t "$1" "$1" "$2"
+}
+mount_once proc /proc
+mount_once sysfs /sys
+mount_once devtmpfs /dev
+mount_once devpts /dev/pts
+mount_once tmpfs /dev/shm
+mount_once tmpfs /run
+mount_once tmpfs /tmp
 hostname rocecert-live
 ip link set lo up
 
