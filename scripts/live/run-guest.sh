@@ -53,7 +53,7 @@ console=$share/console.log
 : >"$console"
 
 case $accel in
-  tcg) accel_args=(-accel tcg -cpu max) ;;
+  tcg) accel_args=(-accel "tcg,thread=multi" -cpu max) ;; # one host thread per vCPU
   kvm) accel_args=(-enable-kvm -cpu host) ;;
   *) die "LIVE_ACCEL must be tcg or kvm, not '$accel'" ;;
 esac
