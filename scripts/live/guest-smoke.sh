@@ -181,6 +181,7 @@ run_case() {
   filtered=$(tcpdump_count 'received by filter')
   printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$crc" "$src" "$captured" "$filtered" \
     "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" >>"$out/cases.tsv"
+  [ "${captured:-0}" != 0 ] || log "warning: $name: no RoCEv2 frame crossed va (routing?)"
   log "$name: client $crc, server $src, $captured/$filtered packets, $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s"
   {
     echo "---- $name"

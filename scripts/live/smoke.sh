@@ -70,13 +70,13 @@ if [ ${#pcaps[@]} -eq 0 ]; then
   exit 1
 fi
 
-# One row per capture: the tools' exit status and packet counts (cases.tsv, from the guest),
-# and the checker's verdict.
+# One row per capture: the packets tcpdump captured and the tools' exit status (cases.tsv, from
+# the guest), how many of the frames tshark dissects as RoCEv2, and the checker's verdict.
 t=$(now_ms)
 table=$share/summary.txt
 run_ok=$guest_ok
 {
-  printf '%-28s %8s %8s %-13s %s\n' capture packets tools verdict report
+  printf '%-28s %8s %7s %6s %-10s %s\n' capture packets tshark tools verdict report
   for pcap in "${pcaps[@]}"; do
     name=$(basename "$pcap" .pcap)
     rc=0
@@ -87,6 +87,8 @@ run_ok=$guest_ok
     tools=$(awk -F'\t' -v n="$name" '$1 == n { print ($2 == 0 && $3 == 0) ? "ok" : "c" $2 "/s" $3 }' \
       "$share/pcap/cases.tsv")
     packets=$(awk -F'\t' -v n="$name" '$1 == n { print $4 }' "$share/pcap/cases.tsv")
+    # A second opinion on the capture's shape: the frames Wireshark's dissector takes for RoCEv2.
+    tshark_ib=$(tshark -r "$pcap" -n -d udp.port==4791,infiniband -Y infiniband 2>/dev/null | wc -l)
     report=$share/check/$name.txt
     if [ "$verdict" != PASS ]; then
       # DEVIATION: only behaviour the rxe profile declares (e.g. a resumed READ under loss)
@@ -98,7 +100,8 @@ run_ok=$guest_ok
       report="$live_dir/findings/${stamp}_$name.txt"
     fi
     [ "$tools" = ok ] || run_ok=0
-    printf '%-28s %8s %8s %-13s %s\n' "$name" "${packets:-?}" "${tools:-?}" "$verdict" "$report"
+    printf '%-28s %8s %7s %6s %-10s %s\n' "$name" "${packets:-?}" "$tshark_ib" "${tools:-?}" \
+      "$verdict" "$report"
   done
 } >"$table"
 check_ms=$(($(now_ms) - t))
