@@ -10,6 +10,10 @@
 #   make fuzz-campaign   the long fuzz runs: FUZZ_RUNS executions (default 10 M) of each of
 #               FUZZ_TARGETS on FUZZ_WORKERS processes, the corpus kept in build/fuzz-campaign;
 #               hours, not part of `make test` (docs/bench.md)
+#   make live-smoke  Linux Soft-RoCE as a live device under test: build a Debian 12 guest
+#               (cached in build/live), boot it under QEMU/TCG, capture ibv_rc_pingpong,
+#               ib_write_bw and ib_read_bw between two rxe devices, `rocecert check --profile
+#               rxe` each capture (docs/live.md); root, a few minutes, not part of `make test`
 JOBS    ?= 2
 BUILD   ?= build
 CMAKE   ?= cmake
@@ -17,7 +21,7 @@ GEN     := -G Ninja
 WERROR  := -DROCECERT_WERROR=ON
 
 .PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean \
-        format check-format check-campaign fuzz-campaign
+        format check-format check-campaign fuzz-campaign live-smoke
 
 all: build
 
@@ -81,6 +85,10 @@ check-campaign: build
 fuzz-campaign: build-fuzz $(BUILD)/fuzz-fast/build.ninja
 	$(CMAKE) --build $(BUILD)/fuzz-fast -j $(JOBS)
 	bash scripts/fuzz-campaign.sh $(BUILD)/fuzz-fast $(BUILD)/fuzz $(BUILD)/fuzz-campaign
+
+# `live` is kept for the full vector-driven run on the live guest.
+live-smoke: build
+	LIVE_DIR=$(BUILD)/live bash scripts/live/smoke.sh $(BUILD)/release/apps/rocecert/rocecert
 
 clean:
 	rm -rf $(BUILD)
