@@ -3,7 +3,8 @@
 // PSNs, 16 copies interleaved at a time, ICRCs recomputed), then times the checker on it (every
 // rule; one core, or --jobs), reports its peak RSS (the check runs in a child process), and with
 // --tshark times `tshark -T fields -e infiniband.bth.psn` on the same file.
-//   check_bench --frames 1000000 [--file F] [--jobs N] [--no-golden] [--no-z3] [--tshark] [--keep]
+//   check_bench --frames 1000000 [--file F] [--only NAMES] [--jobs N] [--no-golden] [--no-z3]
+//               [--tshark] [--keep]
 #include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -14,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 #include "rocecert/check/checker.h"
@@ -37,10 +39,23 @@ struct Frame {
   wire::LinkType link;
 };
 
-std::vector<std::vector<Frame>> load_captures() {
+// The captures of vectors/real/, or those whose name holds one of `only` (comma-separated).
+std::vector<std::vector<Frame>> load_captures(const std::string& only) {
   std::vector<std::string> files;
+  const auto wanted = [&](const std::string& stem) {
+    if (only.empty()) return true;
+    for (std::size_t from = 0; from <= only.size();) {
+      std::size_t to = only.find(',', from);
+      if (to == std::string::npos) to = only.size();
+      if (to > from && stem.find(only.substr(from, to - from)) != std::string::npos) return true;
+      from = to + 1;
+    }
+    return false;
+  };
   for (const auto& e : std::filesystem::directory_iterator(ROCECERT_SOURCE_DIR "/vectors/real"))
-    if (e.path().extension() == ".pcap") files.push_back(e.path().string());
+    if (e.path().extension() == ".pcap" && wanted(e.path().stem().string()))
+      files.push_back(e.path().string());
+  if (files.empty()) throw std::runtime_error("--only: no capture of vectors/real matches " + only);
   std::sort(files.begin(), files.end());
   std::vector<std::vector<Frame>> out;
   for (const std::string& f : files) {
@@ -75,8 +90,8 @@ std::vector<std::uint8_t> shifted(const Frame& f, std::uint32_t n) {
   return wire::encode(s);
 }
 
-std::uint64_t generate(const std::string& file, std::uint64_t want) {
-  const auto caps = load_captures();
+std::uint64_t generate(const std::string& file, std::uint64_t want, const std::string& only) {
+  const auto caps = load_captures(only);
   pcap::Writer w(file);
   std::int64_t base = 1'800'000'000'000'000'000;
   std::uint64_t written = 0;
@@ -176,11 +191,15 @@ int main(int argc, char** argv) {
   app.add_flag("--keep", keep, "Keep the capture file");
   app.add_flag("--no-golden", no_golden, "Without the golden replay (rocecert check --no-golden)");
   app.add_flag("--no-z3", no_z3, "Without the Z3 invariants (rocecert check --no-z3)");
+  std::string only;
+  app.add_option("--only", only,
+                 "Replay only the captures of vectors/real whose name holds one of these "
+                 "(comma-separated), e.g. the lossy ones where every connection needs the solver");
   CLI11_PARSE(app, argc, argv);
 
   if (!reuse) {
     const auto t0 = Clock::now();
-    frames = generate(file, frames);
+    frames = generate(file, frames, only);
     fmt::print("generated {} frames ({:.1f} MB) in {:.1f} s: {}\n", frames,
                static_cast<double>(std::filesystem::file_size(file)) / 1e6, seconds_since(t0),
                file);

@@ -378,12 +378,18 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
     j_->checked(RuleId::PsnRetransmit, conn_);
     const auto grace = static_cast<std::int64_t>(j_->options().profile.fatal_nak_grace_ns);
     if (p.ts > nak_wait_->not_before + grace) {
+      // While a retry it started is still in progress (no message completed since), a
+      // requester may leave the NAK to that retry's timer: rxe does (profiles/rxe.json).
       j_->violation(
-          RuleId::PsnRetransmit, "ignored_nak", p, conn_,
+          RuleId::PsnRetransmit, nak_wait_in_retry_ ? "ignored_nak_in_retry" : "ignored_nak", p,
+          conn_,
           fmt::format("{} sends new PSN {:#08x} {:.3f} ms after the NAK PSN sequence "
-                      "error of frame {}, and has resent nothing since",
+                      "error of frame {}, and has resent nothing since{}",
                       op.name, p.psn(), static_cast<double>(p.ts - nak_wait_->not_before) / 1e6,
-                      nak_wait_->frame),
+                      nak_wait_->frame,
+                      nak_wait_in_retry_ ? " (the NAK came while a go-back-N it had started "
+                                           "was in progress, no message completed since)"
+                                         : ""),
           state(fmt::format("a resend from PSN {:#08x}", nak_wait_->psn)));
       nak_wait_.reset();
     }
@@ -496,6 +502,7 @@ void Stream::old_packet(const Pkt& p) {
     check_length(p);
     burst_ = true;
     last_resent_ = p.psn();
+    if (nak_wait_) retry_open_ = true;  // the resend a NAK called for: a retry has begun
     nak_wait_.reset();
     return;
   }
@@ -530,6 +537,7 @@ void Stream::old_packet(const Pkt& p) {
 void Stream::start_resend(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   ++resends_;
+  retry_open_ = true;  // a go-back-N (after a NAK or a timeout) is in progress
   last_resend_ = LastResend{p.psn(), p.ip_id, p.icrc};
   nak_wait_.reset();
   j_->checked(RuleId::PsnRetransmit, conn_);
@@ -1052,6 +1060,7 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
       r.seen = true;  // accepted by the responder: it was sent
     }
     last_tx = std::max(last_tx, r.tx_ts);
+    if (r.ends) retry_open_ = false;  // a message completed: a retry in progress is over
     psn = padd(psn, 1);
   });
   // The longest round trip seen: how long a response may still be on its way to the requester
@@ -1137,6 +1146,7 @@ void Stream::on_ack(const Pkt& p) {
         burst_ = false;
         nak_points_.push_back({psn, false, 0, p.frame});
         nak_wait_ = NakPoint{psn, false, p.ts, p.frame};
+        nak_wait_in_retry_ = retry_open_;
         break;
       }
       if (!fatal_) {

@@ -367,6 +367,10 @@ class Stream {
   void judge_psn_z3(bool last);
   std::vector<NakPoint> nak_points_;
   std::optional<NakPoint> nak_wait_;  // a NAK PSN sequence error not yet answered by a resend
+  bool nak_wait_in_retry_ = false;    // it came while a retry was in progress
+  // A resend round (go-back-N) began and no message has completed since: rxe leaves a NAK that
+  // comes then to the retry's timer (comp.started_retry, rxe_comp.c).
+  bool retry_open_ = false;
 
   bool burst_ = false;
   std::uint32_t last_resent_ = 0;
