@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rocecert/proofs/trace_keys.h"
+#include "rocecert/proofs/trace_psn.h"
 
 namespace {
 
@@ -48,6 +49,38 @@ BENCHMARK(BM_JudgeKeysContradiction)
     ->Arg(20)
     ->Arg(200)
     ->Arg(4096)
+    ->Unit(benchmark::kMillisecond);
+
+// z3.psn on a stream with n NAKs PSN sequence error, each with the bound before its trigger:
+// a go-back-N every 10 PSNs (consistent), or the last NAK below an earlier ACK (contradiction).
+std::vector<rocecert::proofs::trace::PsnObservation> naks(int n, bool back) {
+  using rocecert::proofs::trace::PsnFact;
+  std::vector<rocecert::proofs::trace::PsnObservation> o;
+  std::uint64_t at = 0;
+  for (int i = 0; i < n; ++i) {
+    const std::int64_t v = 10 * static_cast<std::int64_t>(i) + 5;
+    const auto g = static_cast<std::size_t>(2 * i);
+    o.push_back({PsnFact::AT_LEAST, v - 1, 0, at + 1, g});  // an ACK before the trigger
+    o.push_back({PsnFact::AT_MOST, v, 0, at + 2, g + 1});   // the NAK's trigger
+    o.push_back({PsnFact::AT_LEAST, back && i == n - 1 ? 0 : v, 0, at + 3, g + 1});
+    at += 3;
+  }
+  if (back) o.push_back({PsnFact::AT_MOST, 0, 0, at + 1, static_cast<std::size_t>(2 * n)});
+  return o;
+}
+
+void BM_JudgePsn(benchmark::State& state) {
+  const auto o = naks(static_cast<int>(state.range(0)), state.range(1) != 0);
+  for (auto _ : state) benchmark::DoNotOptimize(rocecert::proofs::trace::judge_psn(o, 0));
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_JudgePsn)
+    ->Args({1, 0})
+    ->Args({16, 0})
+    ->Args({256, 0})
+    ->Args({1365, 0})
+    ->Args({16, 1})
+    ->Args({1365, 1})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace

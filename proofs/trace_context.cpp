@@ -2,11 +2,24 @@
 
 #include <cstddef>
 
+#include "rocecert/proofs/trace_keys.h"  // kSolverTimeoutMs
+
 namespace rocecert::proofs::trace::detail {
 
 z3::context& context() {
   thread_local z3::context c;
   return c;
+}
+
+z3::solver& lia_solver() {
+  thread_local z3::solver s = [] {
+    z3::solver made(context(), "QF_LIA");
+    z3::params limits(context());
+    limits.set("timeout", kSolverTimeoutMs);
+    made.set(limits);
+    return made;
+  }();
+  return s;
 }
 
 std::vector<z3::expr> minimal_core(z3::solver& s, unsigned max_steps) {

@@ -13,6 +13,21 @@ namespace rocecert::proofs::trace::detail {
 // drawn from a bounded set (indices), so the context does not grow with the capture.
 z3::context& context();
 
+// A QF_LIA solver of the thread's context, kept: making one costs about 1 ms, more than a
+// typical stream's whole decision. Callers push() a scope, add their facts, check, and pop() it
+// (Scope does both), so that nothing of one stream stays for the next.
+z3::solver& lia_solver();
+class Scope {
+ public:
+  explicit Scope(z3::solver& s) : s_(s) { s_.push(); }
+  ~Scope() { s_.pop(); }
+  Scope(const Scope&) = delete;
+  Scope& operator=(const Scope&) = delete;
+
+ private:
+  z3::solver& s_;
+};
+
 // The solver's last unsat core (of a check under assumption literals), minimised by deletion:
 // each literal the rest stays unsatisfiable without is dropped. After max_steps checks the core
 // is minimal only as far as it went.

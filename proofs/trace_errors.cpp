@@ -20,10 +20,8 @@ ErrorsJudgement judge_errors(std::span<const QpErrorFacts> qps,
   ErrorsJudgement out;
   if (completions.empty()) return out;
   z3::context& c = detail::context();
-  z3::solver s(c, "QF_LIA");
-  z3::params limits(c);
-  limits.set("timeout", kSolverTimeoutMs);
-  s.set(limits);
+  z3::solver& s = detail::lia_solver();
+  const detail::Scope scope(s);
 
   std::vector<z3::expr> in_err, at;
   for (std::size_t q = 0; q < qps.size(); ++q) {

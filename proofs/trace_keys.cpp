@@ -26,10 +26,8 @@ struct Region {
 KeyJudgement judge_keys(std::span<const KeyObservation> observations,
                         std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
   z3::context& c = detail::context();
-  z3::solver s(c, "QF_LIA");
-  z3::params limits(c);
-  limits.set("timeout", kSolverTimeoutMs);
-  s.set(limits);
+  z3::solver& s = detail::lia_solver();
+  const detail::Scope scope(s);
   // Addresses as integers (linear arithmetic: much faster here than 65-bit vectors).
   const z3::expr top = c.int_val("18446744073709551616");  // 2^64
   const auto wide = [&](std::uint64_t v) { return c.int_val(v); };

@@ -10,36 +10,46 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "rocecert/proofs/trace_keys.h"  // kSolverTimeoutMs, kMaxMinimisationSteps
 #include "trace_context.h"
 
 namespace rocecert::proofs::trace {
 
-PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors) {
-  PsnJudgement out;
-  if (observations.empty()) return out;
-  z3::context& c = detail::context();
-  z3::solver s(c, "QF_LIA");
-  z3::params limits(c);
-  limits.set("timeout", kSolverTimeoutMs);
-  s.set(limits);
+namespace {
 
+// The facts of `observations` (only those of the groups in `only`, when given) added to `s`,
+// each group under an assumption literal, with up to `capture_errors` of them allowed aside.
+struct Built {
+  std::vector<std::size_t> groups;
+  std::vector<z3::expr> holds;  // what each group says
+  z3::expr_vector literals, relaxed;
+  z3::expr set_aside_count;
+};
+
+Built build(z3::solver& s, std::span<const PsnObservation> observations,
+            const std::set<std::size_t>* only, std::uint32_t capture_errors) {
+  z3::context& c = s.ctx();
+  Built b{{}, {}, z3::expr_vector(c), z3::expr_vector(c), c.int_val(0)};
+  const auto kept = [&](const PsnObservation& o) {
+    return only == nullptr || only->count(o.group);
+  };
   // e(t) at each capture position a fact names, in order: never lower than at the one before.
+  // (Positions no kept fact names constrain nothing: a chain over fewer of them is the same.)
   std::map<std::uint64_t, z3::expr> epsn;
   for (const PsnObservation& o : observations)
-    if (epsn.find(o.at) == epsn.end())
+    if (kept(o) && epsn.find(o.at) == epsn.end())
       epsn.emplace(o.at, c.int_const(fmt::format("e{}", epsn.size()).c_str()));
   const z3::expr* previous = nullptr;
   for (const auto& [at, e] : epsn) {
     if (previous != nullptr) s.add(*previous <= e);
     previous = &e;
   }
-
-  // What each group says of the history.
   std::map<std::size_t, z3::expr> says;
   for (std::size_t i = 0; i < observations.size(); ++i) {
     const PsnObservation& o = observations[i];
+    if (!kept(o)) continue;
     const z3::expr& e = epsn.at(o.at);
     const z3::expr v = c.int_val(o.psn);
     z3::expr fact = c.bool_val(true);
@@ -63,59 +73,79 @@ PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32
     else
       it->second = it->second && fact;
   }
-
-  std::vector<std::size_t> groups;
-  z3::expr_vector literals(c), relaxed(c);
-  std::vector<z3::expr> holds;
-  z3::expr set_aside_count = c.int_val(0);
   for (const auto& [group, fact] : says) {
-    groups.push_back(group);
-    holds.push_back(fact);
-    const z3::expr lit = c.bool_const(fmt::format("g{}", literals.size()).c_str());
-    literals.push_back(lit);
+    b.groups.push_back(group);
+    b.holds.push_back(fact);
+    const z3::expr lit = c.bool_const(fmt::format("g{}", b.literals.size()).c_str());
+    b.literals.push_back(lit);
     if (capture_errors == 0) {
       s.add(z3::implies(lit, fact));
     } else {
-      const z3::expr aside = c.bool_const(fmt::format("aside{}", relaxed.size()).c_str());
-      relaxed.push_back(aside);
+      const z3::expr aside = c.bool_const(fmt::format("aside{}", b.relaxed.size()).c_str());
+      b.relaxed.push_back(aside);
       s.add(z3::implies(lit, aside || fact));
-      set_aside_count = set_aside_count + z3::ite(aside, c.int_val(1), c.int_val(0));
+      b.set_aside_count = b.set_aside_count + z3::ite(aside, c.int_val(1), c.int_val(0));
     }
   }
-  if (capture_errors > 0) s.add(set_aside_count <= c.int_val(capture_errors));
+  if (capture_errors > 0) s.add(b.set_aside_count <= c.int_val(capture_errors));
+  return b;
+}
 
-  const z3::check_result r = s.check(literals);
-  if (r == z3::unknown) {
-    out.decided = false;
-    return out;
-  }
-  if (r == z3::sat) {
-    if (capture_errors == 0) return out;
-    // The fewest set aside: raise the bound from 0 until the history exists.
-    for (std::uint32_t most = 0; most <= capture_errors; ++most) {
-      s.push();
-      s.add(set_aside_count <= c.int_val(most));
-      const z3::check_result fewest = s.check(literals);
-      if (fewest == z3::sat) {
+}  // namespace
+
+PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors) {
+  PsnJudgement out;
+  if (observations.empty()) return out;
+  z3::solver& s = detail::lia_solver();
+  std::set<std::size_t> core;
+  {
+    const detail::Scope scope(s);
+    const Built b = build(s, observations, nullptr, capture_errors);
+    const z3::check_result r = s.check(b.literals);
+    if (r == z3::unknown) {
+      out.decided = false;
+      return out;
+    }
+    if (r == z3::sat) {
+      if (capture_errors == 0) return out;
+      // The fewest set aside: raise the bound from 0 until the history exists.
+      for (std::uint32_t most = 0; most <= capture_errors; ++most) {
+        const detail::Scope bound(s);
+        s.add(b.set_aside_count <= s.ctx().int_val(most));
+        const z3::check_result fewest = s.check(b.literals);
+        if (fewest == z3::unknown) break;  // report none rather than guess
+        if (fewest != z3::sat) continue;
         const z3::model m = s.get_model();
-        for (std::size_t i = 0; i < groups.size(); ++i)
-          if (m.eval(relaxed[static_cast<int>(i)], true).is_true() &&
-              !m.eval(holds[i], true).is_true())
-            out.set_aside.push_back(groups[i]);
-        s.pop();
+        for (std::size_t i = 0; i < b.groups.size(); ++i)
+          if (m.eval(b.relaxed[static_cast<int>(i)], true).is_true() &&
+              !m.eval(b.holds[i], true).is_true())
+            out.set_aside.push_back(b.groups[i]);
         break;
       }
-      s.pop();
-      if (fewest == z3::unknown) break;  // report none rather than guess
+      return out;
     }
-    return out;
+    const z3::expr_vector lits = s.unsat_core();
+    for (unsigned i = 0; i < lits.size(); ++i)
+      for (std::size_t k = 0; k < b.groups.size(); ++k)
+        if (z3::eq(lits[static_cast<int>(i)], b.literals[static_cast<int>(k)]))
+          core.insert(b.groups[k]);
   }
   out.consistent = false;
-  const std::vector<z3::expr> kept = detail::minimal_core(s, kMaxMinimisationSteps);
-  for (std::size_t i = 0; i < groups.size(); ++i)
-    if (std::any_of(kept.begin(), kept.end(),
-                    [&](const z3::expr& l) { return z3::eq(l, literals[static_cast<int>(i)]); }))
-      out.groups.push_back(groups[i]);
+  // The core, minimised by deletion; each check solves only the facts of the groups left (a
+  // small problem, where the whole batch's would cost far more per check).
+  std::vector<std::size_t> kept(core.begin(), core.end());
+  unsigned steps = 0;
+  for (std::size_t i = 0; i < kept.size() && steps < kMaxMinimisationSteps; ++steps) {
+    std::set<std::size_t> rest(kept.begin(), kept.end());
+    rest.erase(kept[i]);
+    const detail::Scope scope(s);
+    const Built b = build(s, observations, &rest, capture_errors);
+    if (s.check(b.literals) == z3::unsat)
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(i));
+    else
+      ++i;
+  }
+  out.groups = kept;
   return out;
 }
 
