@@ -206,6 +206,23 @@ run_case rc_write_bw_4096_mtu1024 \
 run_case rc_read_bw_4096_mtu1024 \
   ib_read_bw -d rxe_b -x "$gb" -F -m 1024 -s 4096 -n 20 -- \
   ib_read_bw -d rxe_a -x "$ga" -F -m 1024 -s 4096 -n 20 127.0.0.1
+run_case rc_send_bw_4096_mtu1024 \
+  ib_send_bw -d rxe_b -x "$gb" -F -m 1024 -s 4096 -n 20 -- \
+  ib_send_bw -d rxe_a -x "$ga" -F -m 1024 -s 4096 -n 20 127.0.0.1
+run_case rc_atomic_fadd_bw \
+  ib_atomic_bw -d rxe_b -x "$gb" -F -A FETCH_AND_ADD -n 20 -- \
+  ib_atomic_bw -d rxe_a -x "$ga" -F -A FETCH_AND_ADD -n 20 127.0.0.1
+# UC: no ACKs, no resends; SRQ: four QPs sharing one receive queue; UD: datagrams at most the
+# path MTU (512 B here, GRH included in the receive buffer).
+run_case uc_pingpong_4096_mtu1024 \
+  ibv_uc_pingpong -d rxe_b -g "$gb" -m 1024 -s 4096 -n 20 -- \
+  ibv_uc_pingpong -d rxe_a -g "$ga" -m 1024 -s 4096 -n 20 127.0.0.1
+run_case srq_pingpong_q4_4096_mtu1024 \
+  ibv_srq_pingpong -d rxe_b -g "$gb" -m 1024 -s 4096 -n 20 -q 4 -- \
+  ibv_srq_pingpong -d rxe_a -g "$ga" -m 1024 -s 4096 -n 20 -q 4 127.0.0.1
+run_case ud_pingpong_512 \
+  ibv_ud_pingpong -d rxe_b -g "$gb" -s 512 -n 20 -- \
+  ibv_ud_pingpong -d rxe_a -g "$ga" -s 512 -n 20 127.0.0.1
 
 log "done in $(awk -v a="$t_start" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.1f", b - a }') s"
 # A failed tool is a failed smoke run, after every case has had its turn.
