@@ -29,10 +29,13 @@ img_size=${LIVE_IMG_SIZE:-2G}
 # initramfs-tools builds the initramfs that mounts the virtio-blk root; rdma-core +
 # ibverbs-providers give the rxe user-space provider; ibverbs-utils the ibv_*_pingpong
 # examples; perftest ib_write_bw & co; iproute2 ip/tc/rdma/ss; iputils-ping warms up ARP.
+# libpcap0.8, libfmt9, libdeflate0 and libz3-4 are the runtime libraries of the host-built
+# rocecert, which runs in the guest too (the verbs DUT drives the guest's rxe devices).
 guest_packages=(
   linux-image-amd64 initramfs-tools kmod
   rdma-core ibverbs-providers ibverbs-utils perftest
   tcpdump iproute2 iputils-ping procps util-linux
+  libpcap0.8 libfmt9 libdeflate0 libz3-4
 )
 
 log() { echo "[live/build-guest $(date -u +%T)] $*"; }

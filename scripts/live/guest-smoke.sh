@@ -39,6 +39,16 @@ t_start=$(cut -d' ' -f1 /proc/uptime)
 
 log() { echo "[live $(cut -d' ' -f1 /proc/uptime)] $*"; }
 
+# The host's rocecert must run here: the vector-driven run (make live) plays the verbs steps on
+# this guest's rxe devices with it.
+if [ -x /live/rocecert ]; then
+  /live/rocecert --help >/dev/null || {
+    log "the host's rocecert does not run in the guest (a runtime library missing?)"
+    exit 1
+  }
+  log "the host's rocecert runs in the guest"
+fi
+
 # ---------------------------------------------------------------- topology
 log "kernel $(uname -r); setting up rxe_a/va <-> vb/rxe_b"
 for m in rdma_rxe veth sch_netem; do modprobe "$m"; done
