@@ -25,6 +25,7 @@ int FakeVerbs::refused(const std::string& verb) {
 
 std::uint64_t FakeVerbs::alloc_memory(std::uint64_t length) {
   // Nothing is reserved: bytes are kept only where written. 4 KiB apart, as pages would be.
+  allocations.push_back(length);
   const std::uint64_t at = next_memory_;
   next_memory_ += (length + 0xFFFu) & ~std::uint64_t{0xFFF};
   next_memory_ += 0x1000;

@@ -204,8 +204,10 @@ class Play {
   bool place_memory() {
     std::vector<HostMemory>& mem = memory_;
     mem.resize(sc_.adapters.size());
+    // A region the vector expects to be refused gets no memory: its registration tests the
+    // refusal, and may name more than the host has.
     for (const Step& s : sc_.steps)
-      if (const auto* r = std::get_if<conformance::RegMrStep>(&s.body))
+      if (const auto* r = std::get_if<conformance::RegMrStep>(&s.body); r && !r->expect_error)
         mem[adapter_of(r->mr)].plan(r->addr, r->length);
     for (std::size_t i = 0; i < mem.size(); ++i) {
       std::pair<std::uint64_t, std::uint64_t> failed;
@@ -230,7 +232,7 @@ class Play {
   void exec(const Step& s, const conformance::RegMrStep& b) {
     if (!need(b.pd, s)) return;
     Verbs& d = device_of(b.mr);
-    const std::uint64_t host = memory_[adapter_of(b.mr)].host(b.addr).value_or(0);
+    const std::uint64_t host = memory_[adapter_of(b.mr)].host(b.addr).value_or(b.addr);
     for (const conformance::MemoryPiece& p : b.contents) {
       const std::optional<std::uint64_t> at = memory_[adapter_of(b.mr)].host(b.addr + p.offset);
       if (at) d.write_memory(*at, p.bytes);
@@ -383,7 +385,13 @@ class Play {
       mw.mapped.rkey = d.mw_rkey(mw.mapped.handle);
       log_.key(host_of_obj(b.qp), t, mw.mapped.rkey, "bind");
     }
-    if (local_inv) log_.key(host_of_obj(b.qp), t, wr.invalidate_rkey, "invalidate");
+    if (local_inv) {
+      // The log names keys by rkey: an MR invalidated by its lkey is logged with its rkey.
+      const ObjId inv = b.invalidate_rkey.object;
+      const bool mr = inv != kNoObj && sc_.object(inv).kind == ObjectKind::MR;
+      log_.key(host_of_obj(b.qp), t, mr ? objs_[inv].mapped.rkey : wr.invalidate_rkey,
+               "invalidate");
+    }
   }
 
   void exec(const Step& s, const conformance::RunStep& b) {

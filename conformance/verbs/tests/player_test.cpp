@@ -212,6 +212,25 @@ TEST(VerbsPlayer, AStepNamingAnObjectItsDeviceRefusedIsSkippedAndNamed) {
             p.r.errors.end());
 }
 
+TEST(VerbsPlayer, ARegionExpectedToBeRefusedGetsNoHostMemory) {
+  // A 1 TiB region the vector expects to be refused: its registration tests the refusal, so the
+  // host is not asked for the memory; the device's refusal is what the vector expects.
+  std::string text = testing::read_text(testing::vector_path("opcodes/rc-rdma-write-1pkt-00"));
+  const std::size_t at = text.rfind('{', text.find("\"as\": \"mrA\""));
+  text.insert(at,
+              "{\"op\": \"reg_mr\", \"pd\": \"pdA\", \"as\": \"mrHuge\", \"addr\": "
+              "\"0x100000000\", \"length\": 1099511627776, \"access\": [\"LOCAL_WRITE\"], "
+              "\"expect_error\": \"INDEX_EXHAUSTED\"},\n");
+  const vectors::Loaded v = vectors::parse(text, "huge.json");
+  FakeVerbs a(fake_host(1)), b(fake_host(2));
+  a.refuse("reg_mr", ENOMEM);  // INDEX_EXHAUSTED is ENOMEM
+  const PlayResult r = Player(v.scenario, {{"A", &a}, {"B", &b}}).play();
+  EXPECT_TRUE(r.errors.empty()) << r.errors.front();
+  for (const std::uint64_t len : a.allocations) EXPECT_LT(len, 1ull << 40);
+  EXPECT_THROW(named(r, "A", "mrHuge"), std::runtime_error);  // never created
+  EXPECT_EQ(named(r, "A", "mrA").lkey, 0x1000u);              // the next one is A's first key
+}
+
 TEST(VerbsPlayer, AnUnknownNameIsRefusedWithTheFileAndTheStep) {
   std::string text = testing::read_text(testing::vector_path("opcodes/rc-rdma-write-1pkt-00"));
   const std::string from = "\"rkey\": \"mrB\"";

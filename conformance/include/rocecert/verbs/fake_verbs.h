@@ -65,7 +65,8 @@ class FakeVerbs final : public Verbs {
   void push_async(AsyncEvent e) { async_.push_back(e); }
 
   // --- what the test reads ---
-  std::vector<std::string> calls;  // the verbs called, by name, in order
+  std::vector<std::string> calls;          // the verbs called, by name, in order
+  std::vector<std::uint64_t> allocations;  // the lengths alloc_memory was asked for
   std::vector<PostedSend> sends;
   std::vector<PostedRecv> recvs;
   std::vector<Modify> modifies;
