@@ -9,6 +9,7 @@
 
 #include "device.h"
 #include "event_log.h"
+#include "expect.h"
 #include "host_memory.h"
 #include "names.h"
 
@@ -408,12 +409,47 @@ class Play {
     for (const conformance::QpStateExpect& q : b.qp_states) {
       if (!need(q.qp, s)) continue;
       ++result_.verbs;
-      if (const auto st = device_of(q.qp).query_qp_state(objs_[q.qp].mapped.handle)) {
-        log_state(q.qp, *st);
-      } else {
+      const auto st = device_of(q.qp).query_qp_state(objs_[q.qp].mapped.handle);
+      if (!st) {
         error(s, fmt::format("query_qp_state of QP \"{}\" failed", sc_.object(q.qp).name));
+        continue;
       }
+      log_state(q.qp, *st);
+      if (options_.check_expectations && *st != q.state)
+        expected(fmt::format("{}: expected {}, got {}", q.path, qp::to_string(q.state),
+                             qp::to_string(*st)));
     }
+    if (!options_.check_expectations) return;
+    const NumberOf number = [this](ObjId id) -> std::optional<std::uint32_t> {
+      if (!objs_.at(id).created) return std::nullopt;
+      return objs_[id].mapped.handle;
+    };
+    // Completions and events are compared with what came since the previous expect step.
+    for (const conformance::CqExpect& e : b.completions) {
+      for (const std::string& d : compare_completions(e, pending_[e.cq], sc_, number)) expected(d);
+      pending_[e.cq].clear();
+    }
+    for (const conformance::AsyncExpect& e : b.async_events) {
+      for (const std::string& d : compare_async_events(e, async_[e.adapter], sc_, number))
+        expected(d);
+      async_[e.adapter].clear();
+    }
+    // Memory is read back from the host, where the device wrote it.
+    for (const conformance::MemoryExpect& m : b.memory) {
+      const std::optional<std::uint64_t> host = memory_[m.adapter].host(m.addr);
+      if (!host) {
+        expected(fmt::format("{}: {:#x} is in no region of adapter {}", m.path, m.addr,
+                             sc_.adapters[m.adapter].config.name));
+        continue;
+      }
+      const std::string d =
+          compare_memory(m, devices_[m.adapter]->read_memory(*host, m.bytes.size()));
+      if (!d.empty()) expected(d);
+    }
+  }
+
+  void expected(const std::string& difference) {
+    result_.errors.push_back(fmt::format("{}: {}", sc_.file, difference));
   }
 
   // Filtered out by gate(); reaching one is a caller that did not gate.
@@ -445,6 +481,7 @@ class Play {
         const std::uint64_t t = now(adapter_of(id));
         for (const cq::Wc& wc : got) {
           log_.wc(host_of_obj(id), t, wc);
+          pending_[id].push_back(wc);
           // A SEND with invalidate made the rkey it carried invalid here, on the receiver
           // (IBA Vol. 1 §10.6; the completion names it with IBV_WC_WITH_INV).
           if (wc.status == cq::WcStatus::SUCCESS && (wc.wc_flags & cq::kWcWithInv) != 0)
@@ -466,6 +503,7 @@ class Play {
         std::optional<std::uint32_t> qpn;
         if (errors::event_target(e->type) == errors::EventTarget::QP) qpn = e->element;
         log_.async(hosts_[a], now(a), e->type, qpn);
+        async_[a].push_back(*e);
       }
     }
     return found;
@@ -506,6 +544,8 @@ class Play {
   std::vector<PortInfo> ports_;     // per adapter
   std::vector<HostMemory> memory_;  // per adapter
   EventLog log_;
+  std::map<ObjId, std::vector<cq::Wc>> pending_;  // per CQ: polled since the last expect step
+  std::map<std::size_t, std::vector<AsyncEvent>> async_;  // per adapter, likewise
   PlayResult result_;
 };
 

@@ -4,7 +4,8 @@
 // the Verbs of the adapter it names, with the vector's names turned into the device's numbers;
 // `run` and `expect` steps poll. What the devices report (completions, asynchronous events, QP
 // states, key changes) is recorded in the `rocecert check --events` format (docs/check.md,
-// "Events"), for judging against a capture of the same run.
+// "Events"), for judging against a capture of the same run; the vector's expectations of
+// completions, QP states, asynchronous events and memory are held against them.
 //
 // No frame is judged here: the wire is a real link, captured and checked by `rocecert check`.
 #pragma once
@@ -58,13 +59,17 @@ struct PlayOptions {
   std::uint64_t settle_ns = 50'000'000;
   std::uint64_t max_run_ns = 10'000'000'000;
   std::uint64_t poll_pause_ns = 1'000'000;  // between two polls that found nothing
+  // Hold the devices to the vector's expect steps (completions, QP states, asynchronous events,
+  // memory); false: only record (the frames are never compared here).
+  bool check_expectations = true;
   // The host address the event log gives an adapter (default: its IP in the vector).
   std::map<std::string, std::string> hosts;
 };
 
 struct PlayResult {
   // Verbs answered otherwise than the vector says ("FILE: steps[7]: create_qp: expected success,
-  // got EINVAL"), and steps skipped because an object they name was not created.
+  // got EINVAL"), steps skipped because an object they name was not created, and expectations
+  // the devices did not meet ("FILE: steps[16].completions.cqA[0]: status: ...").
   std::vector<std::string> errors;
   std::vector<std::string> events;  // JSON lines, rocecert check --events
   std::vector<Mapped> names;        // in creation order
