@@ -124,15 +124,15 @@ int summarize(const VectorsArgs& a, const std::vector<vec::Result>& results, dou
   return fail == 0 ? 0 : 1;
 }
 
-// --dut verbs: every adapter of each vector on a device; the verbs are judged here, the wire by
-// rocecert check on a capture, with the --events logs.
+// --dut verbs: every adapter of each vector on a device; the verbs and the expectations are
+// judged here, the wire by rocecert check on a capture, with the --events logs.
 int run_on_verbs(const VectorsArgs& a, const std::vector<vec::Loaded>& loaded) {
   if (a.wire_only) throw vec::VectorError("--wire-only is for --dut lib: plugins");
   const std::vector<vec::Result> results = run_verbs(loaded, a.dut, a.events, a.quiet);
   double seconds = 0;
   for (const vec::Result& r : results) seconds += r.seconds;
   return summarize(a, results, seconds, "vectors",
-                   fmt::format("{}, every adapter; verbs only, the wire unjudged", a.dut));
+                   fmt::format("{}, every adapter; frames unjudged", a.dut));
 }
 
 int run(const VectorsArgs& a) {
