@@ -4,6 +4,10 @@
 
 namespace rocecert::verbs {
 
+namespace {
+constexpr std::uint64_t kPage = 4096;
+}  // namespace
+
 void HostMemory::plan(std::uint64_t addr, std::uint64_t length) {
   // A zero-length region still names its address; a range past 2^64 stops there.
   const std::uint64_t len = std::max<std::uint64_t>(length, 1);
@@ -24,11 +28,15 @@ bool HostMemory::allocate(Verbs& device, std::pair<std::uint64_t, std::uint64_t>
   }
   ranges_ = std::move(merged);
   for (Range& r : ranges_) {
-    r.host = device.alloc_memory(r.end - r.start);
-    if (r.host == 0) {
+    // The range starts at the same offset in its page as in the vector, so every address keeps
+    // its alignment (a vector about a misaligned atomic stays misaligned, an aligned one aligned).
+    const std::uint64_t in_page = r.start & (kPage - 1);
+    const std::uint64_t base = device.alloc_memory(in_page + (r.end - r.start));
+    if (base == 0) {
       failed = {r.start, r.end - r.start};
       return false;
     }
+    r.host = base + in_page;
   }
   return true;
 }

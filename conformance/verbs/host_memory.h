@@ -17,7 +17,8 @@ class HostMemory {
  public:
   // A range the vector uses (an MR's addr and length); before allocate().
   void plan(std::uint64_t addr, std::uint64_t length);
-  // One buffer per merged range. False when the device has not that much memory; `failed`
+  // One buffer per merged range, page-aligned memory with the range at its vector offset in the
+  // page. False when the device has not that much memory; `failed`
   // then holds the range's start and length.
   bool allocate(Verbs& device, std::pair<std::uint64_t, std::uint64_t>& failed);
   // The host address of a vector address inside a planned range; nullopt outside them.

@@ -402,5 +402,19 @@ TEST(VerbsPlayer, MemoryIsReadBackFromTheHost) {
   EXPECT_NE(mem->find("got 00010203"), std::string::npos) << *mem;
 }
 
+TEST(VerbsPlayer, HostAddressesKeepTheVectorsAlignment) {
+  // A region at 0x10003 in the vector is at 3 bytes into a page on the host, so an atomic's
+  // address keeps its (mis)alignment.
+  std::string text = testing::read_text(testing::vector_path("opcodes/rc-rdma-write-1pkt-00"));
+  const std::string from = "\"addr\": \"0x10000\"";
+  ASSERT_NE(text.find(from), std::string::npos);
+  text.replace(text.find(from), from.size(), "\"addr\": \"0x10003\"");
+  const vectors::Loaded v = vectors::parse(text, "odd.json");
+  FakeVerbs a(fake_host(1)), b(fake_host(2));
+  const PlayResult r = Player(v.scenario, {{"A", &a}, {"B", &b}}).play();
+  EXPECT_EQ(named(r, "A", "mrA").host_addr % 4096, 3u);
+  EXPECT_EQ(named(r, "B", "mrB").host_addr % 4096, 0u);
+}
+
 }  // namespace
 }  // namespace rocecert::verbs

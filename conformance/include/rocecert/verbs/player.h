@@ -72,7 +72,7 @@ struct PlayResult {
   // the devices did not meet ("FILE: steps[16].completions.cqA[0]: status: ...").
   std::vector<std::string> errors;
   std::vector<std::string> events;  // JSON lines, rocecert check --events
-  std::vector<Mapped> names;        // in creation order
+  std::vector<Mapped> names;        // by adapter, then name
   std::uint64_t verbs = 0;          // verbs called
 };
 
