@@ -11,6 +11,7 @@
 
 #include "rocecert/check/report_io.h"
 #include "rocecert/vectors/vectors.h"
+#include "vectors_verbs.h"
 
 namespace rocecert::cli {
 namespace {
@@ -106,6 +107,34 @@ int generate(const VectorsArgs& a) {
   return 0;
 }
 
+// The summary line and the reports; the exit code.
+int summarize(const VectorsArgs& a, const std::vector<vec::Result>& results, double seconds,
+              std::string_view what, const std::string& who) {
+  std::size_t fail = 0, unsupported = 0;
+  for (const vec::Result& r : results) {
+    fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
+    unsupported += r.verdict == vec::Verdict::UNSUPPORTED ? 1u : 0u;
+  }
+  fmt::print("{} {}: {} PASS, {} FAIL, {} UNSUPPORTED (DUT: {})\n", results.size(), what,
+             results.size() - fail - unsupported, fail, unsupported, who);
+  if (!a.junit.empty() && !write_file(a.junit, junit(results, seconds)))
+    throw vec::VectorError(fmt::format("{}: cannot write", a.junit));
+  if (!a.json.empty() && !write_file(a.json, json_report(results)))
+    throw vec::VectorError(fmt::format("{}: cannot write", a.json));
+  return fail == 0 ? 0 : 1;
+}
+
+// --dut verbs: every adapter of each vector on a device; the verbs and the expectations are
+// judged here, the wire by rocecert check on a capture, with the --events logs.
+int run_on_verbs(const VectorsArgs& a, const std::vector<vec::Loaded>& loaded) {
+  if (a.wire_only) throw vec::VectorError("--wire-only is for --dut lib: plugins");
+  const std::vector<vec::Result> results = run_verbs(loaded, a.dut, a.events, a.quiet);
+  double seconds = 0;
+  for (const vec::Result& r : results) seconds += r.seconds;
+  return summarize(a, results, seconds, "vectors",
+                   fmt::format("{}, every adapter; frames unjudged", a.dut));
+}
+
 int run(const VectorsArgs& a) {
   std::vector<vec::Loaded> loaded;
   for (const std::string& path : vec::find(a.dir)) {
@@ -115,6 +144,9 @@ int run(const VectorsArgs& a) {
   }
   if (a.wire_only && a.dut.empty())
     throw vec::VectorError("--wire-only judges a device: give it with --dut lib:PATH.so");
+  if (!a.events.empty() && !is_verbs_dut(a.dut))
+    throw vec::VectorError("--events records what verbs devices report: give --dut verbs:...");
+  if (is_verbs_dut(a.dut)) return run_on_verbs(a, loaded);
   std::unique_ptr<conformance::DutPlugin> dut;
   if (!a.dut.empty()) dut = conformance::DutPlugin::load(a.dut);
   // --dut-as A,B: every vector once per role, each result named with its role.
@@ -140,24 +172,12 @@ int run(const VectorsArgs& a) {
       for (const std::string& d : r.differences) fmt::print("            {}\n", d);
     }
   }
-  std::size_t fail = 0, unsupported = 0;
-  for (const vec::Result& r : results) {
-    fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
-    unsupported += r.verdict == vec::Verdict::UNSUPPORTED ? 1u : 0u;
-  }
   std::string as;
   for (const std::string& role : roles) as += (as.empty() ? "" : ", ") + role;
   const std::string who =
       dut ? fmt::format("{} as adapter {}{}", dut->path(), as, a.wire_only ? ", wire only" : "")
           : "the golden model";
-  fmt::print("{} {}: {} PASS, {} FAIL, {} UNSUPPORTED (DUT: {})\n", results.size(),
-             roles.size() > 1 ? "runs" : "vectors", results.size() - fail - unsupported, fail,
-             unsupported, who);
-  if (!a.junit.empty() && !write_file(a.junit, junit(results, seconds)))
-    throw vec::VectorError(fmt::format("{}: cannot write", a.junit));
-  if (!a.json.empty() && !write_file(a.json, json_report(results)))
-    throw vec::VectorError(fmt::format("{}: cannot write", a.json));
-  return fail == 0 ? 0 : 1;
+  return summarize(a, results, seconds, roles.size() > 1 ? "runs" : "vectors", who);
 }
 
 int coverage(const VectorsArgs& a) {
@@ -214,7 +234,12 @@ CLI::App* add_vectors_command(CLI::App& app, VectorsArgs& args) {
   run->add_flag("-q,--quiet", args.quiet, "Print only failures and the summary");
   run->add_option("--dut", args.dut,
                   "The device under test: lib:PATH.so[,ARGS], a plugin of the C ABI "
-                  "rocecert/dut.h (docs/dut.md); default: the golden model");
+                  "rocecert/dut.h, or verbs:DEV_A[,DEV_B], RDMA devices through libibverbs "
+                  "playing every adapter (docs/dut.md); default: the golden model");
+  run->add_option("--events", args.events,
+                  "With --dut verbs:: write each vector's event log (completions, QP states, "
+                  "asynchronous events, key changes) into this directory, for rocecert check "
+                  "--events");
   run->add_option("--dut-as", args.dut_as,
                   "The adapter of each vector the --dut plays (default A; the model plays the "
                   "others); A,B runs every vector once in each role");

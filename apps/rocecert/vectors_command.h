@@ -16,9 +16,10 @@ struct VectorsArgs {
   std::string junit;      // run: JUnit XML here ("-": stdout)
   std::string json;       // run, coverage: JSON here ("-": stdout)
   bool quiet = false;     // run: only failures and the summary
-  std::string dut;        // run: "lib:PATH.so[,ARGS]", a device-under-test plugin; empty: the model
+  std::string dut;        // run: "lib:PATH.so[,ARGS]" (a plugin) or "verbs:A[,B]"; empty: the model
   std::string dut_as = "A";  // run: the adapter of each vector the plugin plays
   bool wire_only = false;    // run: judge the plugin's frames only (docs/dut.md)
+  std::string events;        // run, --dut verbs:: each vector's event log into this directory
 };
 
 // Adds `vectors` with its three subcommands to `app`; returns it.

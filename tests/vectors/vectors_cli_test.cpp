@@ -85,6 +85,19 @@ TEST(CliVectors, UnusableInputExitsTwoWithALocatedMessage) {
   EXPECT_EQ(cli("frobnicate").exit_code, 2);
 }
 
+// --dut verbs: with a device that is not there (the build host has none): exit 2 and one line
+// naming it, whether or not this rocecert was built with libibverbs. --events needs it.
+TEST(CliVectors, AVerbsDeviceThatIsNotThereExitsTwo) {
+  const std::string one = kSet + "/opcodes/rc-send-1pkt-00.json";
+  CommandResult r = cli("run " + one + " --dut verbs:nosuchdev0");
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("rocecert vectors: --dut verbs"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nosuchdev0"), std::string::npos) << r.err;
+  r = cli("run " + one + " --events /tmp/x");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--events records what verbs devices report"), std::string::npos) << r.err;
+}
+
 TEST(CliVectors, GenerateWritesTheSetAndCoverageReadsIt) {
   const std::string dir = temp_path("vcli", "gen");
   fs::remove_all(dir);
