@@ -10,6 +10,7 @@ packages=(
   clang-format-14                    # make format / make check-format (scripts/check-format.sh)
   libpcap-dev libdeflate-dev
   libz3-dev                          # proofs/: the Z3 solver's C++ API
+  libibverbs-dev                     # conformance/verbs: rocecert vectors run --dut verbs:A,B
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev libfmt-dev
   tshark                             # independent oracle in the test suite and the benchmark

@@ -8,8 +8,8 @@ packages=(
   qemu-system-x86                    # the guest, under TCG (KVM is unusable on these hosts)
   debootstrap                        # builds the Debian 12 guest root file system
   e2fsprogs                          # mkfs.ext4 -d: the guest disk image without loop mounts
-  libibverbs-dev                     # verbs headers: probes built on the host for the guest (same
-                                     # bookworm libibverbs); the smoke run builds none yet
+  libibverbs-dev                     # the verbs DUT (also in scripts/install-deps.sh, for the
+                                     # build): rocecert links the guest's bookworm libibverbs
   tshark                             # a second opinion on the captured pcaps
 )
 
