@@ -238,7 +238,15 @@ class Play {
       const std::optional<std::uint64_t> at = memory_[adapter_of(b.mr)].host(b.addr + p.offset);
       if (at) d.write_memory(*at, p.bytes);
     }
-    const MadeMr r = d.reg_mr(objs_[b.pd].mapped.handle, host, b.length, b.access, b.iova);
+    // The FLUSH access flags (IBA 1.5 FLUSH, IBV_ACCESS_FLUSH_*) exist only on devices that
+    // support FLUSH; Linux before 6.2 refuses them with EINVAL. A vector that sends a FLUSH is
+    // gated UNSUPPORTED on such a device (gate.cpp), so for every other one they cannot matter.
+    mem::Access access = b.access;
+    if (!d.query_device().flush)
+      access = static_cast<mem::Access>(static_cast<std::uint32_t>(access) &
+                                        ~static_cast<std::uint32_t>(mem::Access::FLUSH_GLOBAL) &
+                                        ~static_cast<std::uint32_t>(mem::Access::FLUSH_PERSISTENT));
+    const MadeMr r = d.reg_mr(objs_[b.pd].mapped.handle, host, b.length, access, b.iova);
     check(s, b.expect_error, r.err, conformance::names::mem_errors());
     if (!r.ok()) return;
     Mapped m = handle(r.handle);
