@@ -26,6 +26,7 @@ const Mapped& named(const PlayResult& r, const std::string& adapter, const std::
 
 struct Played {
   explicit Played(const std::string& id) : v(load(id)) {}
+  Played(const std::string& id, const FakeVerbs::Options& b_options) : v(load(id)), b(b_options) {}
   vectors::Loaded v;
   FakeVerbs a{fake_host(1)};
   FakeVerbs b{fake_host(2)};
@@ -101,6 +102,29 @@ TEST(VerbsPlayer, RegionContentsAreWrittenBeforeRegistration) {
   EXPECT_EQ(head, (std::vector<std::uint8_t>{128, 129}));
   const std::vector<std::uint8_t> word = p.b.read_memory(mrb.host_addr + 1024, 8);
   EXPECT_EQ(std::count(word.begin(), word.end(), std::uint8_t{100}), 1);
+}
+
+// The FLUSH access flags reach only a device with FLUSH: Linux before 6.2 (the rxe of Debian 12)
+// refuses them with EINVAL, and a vector that sends no FLUSH does not need them.
+TEST(VerbsPlayer, FlushAccessReachesOnlyADeviceWithFlush) {
+  const auto flush_bits = [](mem::Access a) {
+    return static_cast<std::uint32_t>(a) &
+           (static_cast<std::uint32_t>(mem::Access::FLUSH_GLOBAL) |
+            static_cast<std::uint32_t>(mem::Access::FLUSH_PERSISTENT));
+  };
+  for (const bool flush : {false, true}) {
+    SCOPED_TRACE(flush ? "with FLUSH" : "without FLUSH");
+    FakeVerbs::Options o = fake_host(2);
+    o.caps.flush = flush;
+    Played p("opcodes/rc-send-1pkt-00", o);  // mrB asks for both FLUSH flags
+    play(p, kRecordOnly);
+    const Mapped& mrb = named(p.r, "B", "mrB");
+    const FakeVerbs::Region& r = p.b.regions.at(mrb.handle);
+    EXPECT_EQ(flush_bits(r.access) != 0, flush);
+    EXPECT_NE(static_cast<std::uint32_t>(r.access) &
+                  static_cast<std::uint32_t>(mem::Access::REMOTE_WRITE),
+              0u);  // the other flags go through
+  }
 }
 
 TEST(VerbsPlayer, EventsParseAsCheckReadsThemWithTheDevicesNumbers) {
