@@ -1,6 +1,7 @@
 // The Verbs over libibverbs (ibverbs.h): each call passes the player's values to the matching
 // ibv_ call. The model's enumerations already carry libibverbs' numbers (static_asserts below),
-// so most fields are copied. UNTESTED: no RDMA device on the build host.
+// so most fields are copied. No unit test (no RDMA device on the build host); run on rxe in the
+// live guest (docs/dut.md).
 #include "rocecert/verbs/ibverbs.h"
 
 #include <arpa/inet.h>

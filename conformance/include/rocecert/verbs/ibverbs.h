@@ -1,6 +1,6 @@
 // The Verbs of a real RDMA device through libibverbs (built only where libibverbs is found:
-// target rocecert_ibverbs). Untested here: no RDMA device on the build host; it is meant to run
-// against Soft-RoCE (rdma_rxe) inside the live guest (docs/live.md).
+// target rocecert_ibverbs). No unit test: no RDMA device on the build host; it runs against
+// Soft-RoCE (rdma_rxe) inside the live guest (docs/live.md, docs/dut.md).
 #pragma once
 
 #include <cstdint>
