@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <sstream>
 
 #include "rocecert/verbs/player.h"
 #ifdef ROCECERT_HAVE_IBVERBS
@@ -47,6 +48,20 @@ std::unique_ptr<verbs::Verbs> open_device(const std::string& name) {
 #endif
 }
 
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out) throw vec::VectorError(fmt::format("{}: cannot write", path));
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (!in) throw vec::VectorError(fmt::format("{}: cannot read", path));
+  return text.str();
+}
+
 vec::Result play_one(const vec::Loaded& l, const std::vector<std::string>& names,
                      const std::string& events_dir) {
   const auto start = std::chrono::steady_clock::now();
@@ -84,11 +99,16 @@ vec::Result play_one(const vec::Loaded& l, const std::vector<std::string>& names
     std::string file = r.id;
     for (char& c : file)
       if (c == '/') c = '_';
-    const std::string path = events_dir + "/" + file + ".events.jsonl";
     std::filesystem::create_directories(events_dir);
-    std::ofstream out(path, std::ios::binary);
-    out << verbs::events_text(played);
-    if (!out) throw vec::VectorError(fmt::format("{}: cannot write", path));
+    write_file(events_dir + "/" + file + ".events.jsonl", verbs::events_text(played));
+    // Beside the log, the setup `rocecert check --setup` needs for a capture of this run: the
+    // vector's scenario with the QPNs and rkeys the devices gave (docs/dut.md).
+    try {
+      write_file(events_dir + "/" + file + ".setup.json",
+                 verbs::check_setup(read_file(l.path), played));
+    } catch (const verbs::PlayError& e) {
+      throw vec::VectorError(fmt::format("{}: {}", l.path, e.what()));
+    }
   }
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

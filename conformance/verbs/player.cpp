@@ -110,6 +110,11 @@ class Play {
     return m;
   }
 
+  void number(const Step& s, DutNumber::Kind kind, std::uint32_t value) {
+    result_.numbers.push_back(
+        DutNumber{static_cast<std::size_t>(&s - sc_.steps.data()), kind, value});
+  }
+
   void created(ObjId id, Mapped m) {
     const NamedObject& o = sc_.object(id);
     m.adapter = sc_.adapters.at(o.adapter_index).config.name;
@@ -255,6 +260,7 @@ class Play {
     m.host_addr = host;
     m.iova = r.iova;
     created(b.mr, std::move(m));
+    number(s, DutNumber::Kind::RKEY, r.rkey);
     log_.key(host_of_obj(b.mr), now(adapter_of(b.mr)), r.rkey, "register");
   }
 
@@ -315,6 +321,7 @@ class Play {
     check(s, b.expect_error, r.err, conformance::names::modify_errors());
     if (!r.ok()) return;
     created(b.qp, handle(r.handle));
+    number(s, DutNumber::Kind::QPN, r.handle);
     objs_[b.qp].state = qp::QpState::RESET;  // a new QP is in RESET (IBA Vol. 1 §10.3.1)
   }
 
@@ -392,6 +399,7 @@ class Play {
       ObjState& mw = objs_[b.bind_mw.object];
       mw.bound_mr = b.bind_mr.object;
       mw.mapped.rkey = d.mw_rkey(mw.mapped.handle);
+      number(s, DutNumber::Kind::BIND_RKEY, mw.mapped.rkey);
       log_.key(host_of_obj(b.qp), t, mw.mapped.rkey, "bind");
     }
     if (local_inv) {

@@ -66,6 +66,16 @@ struct PlayOptions {
   std::map<std::string, std::string> hosts;
 };
 
+// A number a device gave that `rocecert check --setup` needs to know the vector's objects by on
+// the wire (docs/check.md, "--setup"): a create_qp's QPN (dut_qpn), a reg_mr's rkey (dut_rkey),
+// the rkey a BIND_MW gave its window (bind.dut_rkey).
+struct DutNumber {
+  enum class Kind { QPN, RKEY, BIND_RKEY };
+  std::size_t step = 0;  // index in the scenario's steps
+  Kind kind = Kind::QPN;
+  std::uint32_t value = 0;
+};
+
 struct PlayResult {
   // Verbs answered otherwise than the vector says ("FILE: steps[7]: create_qp: expected success,
   // got EINVAL"), steps skipped because an object they name was not created, and expectations
@@ -73,6 +83,7 @@ struct PlayResult {
   std::vector<std::string> errors;
   std::vector<std::string> events;  // JSON lines, rocecert check --events
   std::vector<Mapped> names;        // by adapter, then name
+  std::vector<DutNumber> numbers;   // in step order
   std::uint64_t verbs = 0;          // verbs called
 };
 
@@ -91,5 +102,11 @@ class Player {
 
 // The log as one text, a line per event.
 std::string events_text(const PlayResult& r);
+
+// The setup for `rocecert check --setup` of a capture of this run: the vector's scenario (the
+// JSON text of the vector, or of its scenario alone) with the devices' numbers written into
+// its steps (dut_qpn, dut_rkey, bind.dut_rkey). Throws PlayError on text that is not a
+// scenario's JSON, or steps that do not match the result's numbers.
+std::string check_setup(const std::string& vector_json, const PlayResult& r);
 
 }  // namespace rocecert::verbs
