@@ -145,6 +145,8 @@ struct Checker::Impl {
     // What pairing reads, updated as frames arrive (before any holding).
     bool seen = false;
     std::uint32_t first = 0, next = 0;
+    // The time of the last frame handed to the stream (a QP reset in between restarts it).
+    std::optional<std::int64_t> last_ts;
   };
   struct ResponseFlow {
     IpAddr responder, requester;
@@ -167,6 +169,11 @@ struct Checker::Impl {
         judge(opts, report),
         keys(opts.events.get(), static_cast<std::int64_t>(opts.profile.timing_tolerance_ns)),
         golden(opts) {
+    if (opts.events)
+      for (const Event& ev : opts.events->events)
+        if (ev.kind == Event::Kind::QpState && ev.name == "RESET" && ev.qpn && ev.t_ns)
+          resets[{ev.host, *ev.qpn}].push_back(*ev.t_ns);
+    for (auto& [qp, times] : resets) std::sort(times.begin(), times.end());
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
     if (opts.jobs >= 2 && !opts.reconstruct_only) {
@@ -210,6 +217,9 @@ struct Checker::Impl {
   std::vector<std::pair<Pkt, ConnIndex>> unmarked_cnps;  // CNPs with no CE mark before them
   std::uint64_t truncated = 0;
   std::uint64_t first_truncated = 0;
+  // When the --events log shows each QP end going to RESET, and the streams a reset ended.
+  std::unordered_map<EndpointKey, std::vector<std::int64_t>, EndpointHash> resets;
+  std::vector<std::unique_ptr<detail::Stream>> retired;
 
   // ------------------------------------------------------------------------------ streams
 
@@ -230,9 +240,7 @@ struct Checker::Impl {
       e.shard = next_shard;
       next_shard = (next_shard + 1) % shards->size();
     }
-    e.stream = std::make_unique<detail::Stream>(shards ? shards->judge(e.shard) : judge, c,
-                                                p.op->transport, p.dst, p.bth.dqpn, *e.budget,
-                                                shards ? shards->golden(e.shard) : golden);
+    e.stream = new_stream(e);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
     stream_of.emplace(k, idx);
@@ -242,6 +250,39 @@ struct Checker::Impl {
         it != peer.end() && it->second.first == p.src.b)
       pair(idx, it->second.second);
     return idx;
+  }
+
+  std::unique_ptr<detail::Stream> new_stream(const StreamEntry& e) {
+    return std::make_unique<detail::Stream>(shards ? shards->judge(e.shard) : judge, e.conn,
+                                            e.transport, e.responder, e.responder_qpn, *e.budget,
+                                            shards ? shards->golden(e.shard) : golden);
+  }
+
+  // A QP of the stream went to RESET (the --events log says when) between the stream's last
+  // frame and this one: the QP pair starts again from the PSNs it is given anew, with nothing
+  // outstanding (IBA Vol. 1 §10.3.1: Reset clears the QP's queues and state). The stream ends
+  // there, as at the end of the capture, and a new one goes on with the same connection.
+  void restart_after_reset(StreamEntry& e, const Pkt& p) {
+    if (resets.empty()) return;
+    const std::optional<std::int64_t> last = e.last_ts;
+    e.last_ts = p.ts;
+    if (!last) return;
+    const auto reset_between = [&](const IpAddr& host, std::uint32_t qpn) {
+      const auto it = resets.find({host.b, qpn});
+      if (it == resets.end()) return false;
+      const auto t = std::upper_bound(it->second.begin(), it->second.end(), *last);
+      return t != it->second.end() && *t < p.ts;
+    };
+    if (!reset_between(e.responder, e.responder_qpn) &&
+        !(e.requester_qpn && reset_between(e.requester, *e.requester_qpn)))
+      return;
+    run(e, detail::Shards::Kind::Finish, Pkt{});
+    retired.push_back(std::move(e.stream));  // a shard may still hold it: kept to the end
+    e.stream = new_stream(e);
+    judge.note(NoteKind::Assumption, e.conn, p.frame,
+               fmt::format("{} logs a reset of QP {:#x} at {} or of its peer before this frame: "
+                           "the connection is judged afresh from here",
+                           opts.events->file, e.responder_qpn, e.responder.str()));
   }
 
   void track_range(StreamEntry& e, const Pkt& p) {
@@ -461,15 +502,19 @@ struct Checker::Impl {
       else if (q.has(wire::Header::AtomicEth))
         q.key_epoch = keys.get(q.dst, q.atomic.rkey, q.ts);
       if (q.has(wire::Header::Ieth)) keys.invalidate(q.dst, q.ieth.rkey);
+      restart_after_reset(e, q);
       return run(e, detail::Shards::Kind::Request, q, hears_all);
     }
+    restart_after_reset(e, p);
     run(e, detail::Shards::Kind::Request, p, hears_all);
   }
   void process_response(const Pkt& p, ResponseFlow& rf) {
     if (rf.stream) {
       StreamEntry& e = streams[*rf.stream];
       judge.count_frame(e.conn);
-      if (!opts.reconstruct_only) run(e, detail::Shards::Kind::Response, p);
+      if (opts.reconstruct_only) return;
+      restart_after_reset(e, p);
+      run(e, detail::Shards::Kind::Response, p);
       return;
     }
     // Responses to requests the capture does not show (yet), or of a flow given up.
@@ -709,8 +754,9 @@ struct Checker::Impl {
     }
     if (opts.events && !opts.reconstruct_only) {
       std::vector<const detail::Stream*> all;
-      all.reserve(streams.size());
+      all.reserve(streams.size() + retired.size());
       for (const StreamEntry& e : streams) all.push_back(e.stream.get());
+      for (const auto& s : retired) all.push_back(s.get());
       detail::check_events(judge, *opts.events, all);
     }
     std::size_t undecided = 0;

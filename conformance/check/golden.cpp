@@ -331,8 +331,10 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
   b.rq_psn = epsn;
   b.access = qp_access;
   // The device's responder resources are not on the wire: a duplicate READ the model no longer
-  // holds is not judged (on_response).
-  b.max_dest_rd_atomic = 16;
+  // holds is not judged (on_response). A device may hold more than it was given (rxe rounds up
+  // to a power of two), so only a setup's none is taken: then every READ and atomic is refused
+  // (IBA Vol. 1 §9.7.5.1.4 / docs/spec-notes.md §4.4, no responder resources).
+  b.max_dest_rd_atomic = sq != nullptr && sq->max_dest_rd_atomic == 0 ? 0 : 16;
   std::array<std::uint8_t, 16> peer{};
   peer[15] = 1;
   if (!cr.ok() || model::bring_up(ad, m->qpn, peer, {}, qp::Qpn(1), b)) {
@@ -375,6 +377,17 @@ void GoldenResponder::feed_pending(std::optional<std::uint32_t> mtu) {
                            p.reth.dmalen, packets, kMaxAnswers));
         continue;
       }
+    }
+    // A key the --events log changed before this access (deregistered, bound again,
+    // invalidated): the setup no longer says what it grants, and the model's table would answer
+    // for the old key (docs/check.md, "--setup"). key.setup leaves such accesses unjudged; the
+    // replay leaves the exchange.
+    if (model_->setup_governs && p.key_epoch != 0 && keyed(*p.op)) {
+      stop(
+          fmt::format("the --events log changed rkey {:#x} before frame {}: the setup no longer "
+                      "describes it",
+                      p.has(wire::Header::Reth) ? p.reth.rkey : p.atomic.rkey, p.frame));
+      return;
     }
     remember(p);
     model_->feed(p);

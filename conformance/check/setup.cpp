@@ -135,6 +135,8 @@ Setup make_setup(const conformance::Scenario& sc, const std::string& file,
         if (mask.has(qp::AttrBit::MIN_RNR_TIMER)) x.min_rnr_timer = mq->attr.min_rnr_timer;
         // The initiator depth (IBA Vol. 1 §11.2.4.2; read.rd_atomic_limit).
         if (mask.has(qp::AttrBit::MAX_QP_RD_ATOMIC)) x.max_rd_atomic = mq->attr.max_rd_atomic;
+        if (mask.has(qp::AttrBit::MAX_DEST_RD_ATOMIC))
+          x.max_dest_rd_atomic = mq->attr.max_dest_rd_atomic;
         if (mask.has(qp::AttrBit::DEST_QPN)) {
           if (mq->dest_qpn.qp == conformance::kNoObj) {
             x.dest_qpn = mq->dest_qpn.value;

@@ -65,15 +65,28 @@ std::size_t KeyEpochs::Hash::operator()(
 KeyEpochs::KeyEpochs(const Events* events, std::int64_t tolerance_ns)
     : tolerance_ns_(tolerance_ns) {
   if (events == nullptr) return;
+  std::unordered_map<Key, std::pair<std::int64_t, bool>, Hash> first;  // time, establishes
   for (const Event& e : events->events) {
     if (e.kind != Event::Kind::Key) continue;
     Logged& l = logged_[{e.host, e.rkey}];
-    if (e.t_ns)
-      l.times.push_back(*e.t_ns);
-    else
+    if (!e.t_ns) {
       l.untimed = true;
+      continue;
+    }
+    l.times.push_back(*e.t_ns);
+    const bool establishes = e.name == "register" || e.name == "bind";
+    const auto [it, fresh] = first.try_emplace({e.host, e.rkey}, *e.t_ns, establishes);
+    if (!fresh && *e.t_ns < it->second.first) it->second = {*e.t_ns, establishes};
   }
-  for (auto& [k, l] : logged_) std::sort(l.times.begin(), l.times.end());
+  for (auto& [k, l] : logged_) {
+    std::sort(l.times.begin(), l.times.end());
+    // The key's first meaning, from the registration or bind that gave it, is no change: no
+    // access can come before it, and it is the meaning a setup describes (its dut_rkey).
+    const auto f = first.find(k);
+    if (!l.untimed && f != first.end() && f->second.second) l.times.erase(l.times.begin());
+  }
+  std::erase_if(logged_,
+                [](const auto& kv) { return !kv.second.untimed && kv.second.times.empty(); });
 }
 
 std::uint32_t KeyEpochs::get(const IpAddr& host, std::uint32_t rkey, std::int64_t ts) const {
@@ -1356,6 +1369,7 @@ void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
   const SetupMr* m = s->mr(responder_.b, a.rkey);
   if (m == nullptr && s->has_windows(responder_.b)) return;  // perhaps a memory window
   std::string why;
+  bool outside_window = false;  // its own cause: rxe checks a window's accesses on its MR
   const std::string_view what = m && m->window ? "window" : "MR";
   const bool right = a.kind == Access::Write  ? (m && m->remote_write)
                      : a.kind == Access::Read ? (m && m->remote_read)
@@ -1369,17 +1383,19 @@ void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
     why = fmt::format("{} {} is in another PD than QP {}", what, m->name, q->name);
   else if (m->bound_qp && *m->bound_qp != q->name)
     why = fmt::format("window {} is bound to QP {}, not QP {}", m->name, *m->bound_qp, q->name);
-  else if (a.va < m->iova || a.va - m->iova > m->length || a.len > m->length - (a.va - m->iova))
+  else if (a.va < m->iova || a.va - m->iova > m->length || a.len > m->length - (a.va - m->iova)) {
     why = fmt::format("[{:#x}, +{}) is outside {} {} [{:#x}, +{})", a.va, a.len, what, m->name,
                       m->iova, m->length);
-  else if (!right)
+    outside_window = m->window;
+  } else if (!right)
     why = fmt::format("{} {} does not grant {}", what, m->name, access_name(a.kind));
   else if (!qp_right)
     why =
         fmt::format("QP {} does not allow {} (NAK invalid request)", q->name, access_name(a.kind));
   j_->checked(RuleId::KeySetup, conn_);
   if (granted && !why.empty())
-    j_->violation(RuleId::KeySetup, "granted_not_allowed", p, conn_,
+    j_->violation(RuleId::KeySetup,
+                  outside_window ? "granted_outside_window" : "granted_not_allowed", p, conn_,
                   fmt::format("{} with rkey {:#x} on [{:#x}, +{}) of frame {} was granted, but {}",
                               access_name(a.kind), a.rkey, a.va, a.len, a.frame, why),
                   state("a NAK"));

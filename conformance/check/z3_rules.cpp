@@ -119,14 +119,22 @@ void Stream::judge_keys_z3() {
                          k.obs.length, k.obs.granted ? "granted" : "refused", k.response_frame);
   }
   std::string setup;
-  for (const std::string& n : verdict.setup) setup += (setup.empty() ? "" : ", ") + n;
+  bool window = false;  // a memory window of the setup among them: its own cause
+  for (const std::string& n : verdict.setup) {
+    setup += (setup.empty() ? "" : ", ") + n;
+    window = window || n.rfind("window ", 0) == 0;
+  }
   Pkt at;
   if (last != nullptr) {
     at.frame = last->response_frame;
     at.bth.dqpn = last->dqpn;
     at.bth.psn = last->psn;
   }
-  j_->violation(RuleId::Z3Key, verdict.setup.empty() ? "no_table" : "against_setup", at, conn_,
+  j_->violation(RuleId::Z3Key,
+                verdict.setup.empty() ? "no_table"
+                : window              ? "against_setup_window"
+                                      : "against_setup",
+                at, conn_,
                 fmt::format("no memory-key table explains these together: {}{}", facts,
                             setup.empty() ? "" : fmt::format(" (with the setup's {})", setup)));
 }

@@ -42,7 +42,8 @@ struct SetupQp {
   // each), and its peer's QPN as the DUT numbers it (dest_qp_num: a number, or a QP of the
   // setup with its dut_qpn).
   std::optional<std::uint8_t> timeout, retry_cnt, rnr_retry, min_rnr_timer;
-  std::optional<std::uint8_t> max_rd_atomic;  // initiator depth (read.rd_atomic_limit)
+  std::optional<std::uint8_t> max_rd_atomic;       // initiator depth (read.rd_atomic_limit)
+  std::optional<std::uint8_t> max_dest_rd_atomic;  // responder resources (the golden replay)
   std::optional<std::uint32_t> dest_qpn;
 };
 
