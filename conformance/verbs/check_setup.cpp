@@ -26,6 +26,8 @@ std::string check_setup(const std::string& vector_json, const PlayResult& r) {
       throw PlayError(fmt::format("steps[{}]: no such step in the scenario", n.step));
     nlohmann::ordered_json& s = steps[n.step];
     const std::string op = s.value("op", "");
+    const bool bind = op == "post_send" && s.contains("wr") && s["wr"].is_object() &&
+                      s["wr"].contains("bind") && s["wr"]["bind"].is_object();
     switch (n.kind) {
       case DutNumber::Kind::QPN:
         if (op != "create_qp") break;
@@ -35,11 +37,21 @@ std::string check_setup(const std::string& vector_json, const PlayResult& r) {
         if (op != "reg_mr") break;
         s["dut_rkey"] = n.value;
         continue;
+      case DutNumber::Kind::IOVA:
+        // The region's keys start at the device's address: a RETH's VA is in that space
+        // (the player keeps each address's offset from its region's start).
+        if (op != "reg_mr") break;
+        s["iova"] = fmt::format("{:#x}", n.value);
+        continue;
       case DutNumber::Kind::BIND_RKEY:
-        if (op != "post_send" || !s.contains("wr") || !s["wr"].is_object() ||
-            !s["wr"].contains("bind") || !s["wr"]["bind"].is_object())
-          break;
+        if (!bind) break;
         s["wr"]["bind"]["dut_rkey"] = n.value;
+        continue;
+      case DutNumber::Kind::BIND_ADDR:
+        // A bind by offset follows its region's iova; one by address is given the device's.
+        if (!bind) break;
+        if (s["wr"]["bind"].contains("addr"))
+          s["wr"]["bind"]["addr"] = fmt::format("{:#x}", n.value);
         continue;
     }
     throw PlayError(fmt::format("steps[{}]: a {} step cannot hold the device's number", n.step,

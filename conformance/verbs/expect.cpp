@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <variant>
+
 namespace rocecert::verbs {
 
 namespace {
@@ -45,6 +48,23 @@ qp::QpType type_of(const conformance::CompletionExpect& x, const cq::Wc& w,
   return qp::QpType::UD;
 }
 
+// The work queue a vector posted a work request to, by (QP, wr_id): completions of one queue
+// come in the order it was posted, but the queues sharing a CQ interleave as the device runs
+// them (IBA Vol. 1 §10.8, completion queues: order is kept per work queue only).
+enum class Queue : std::uint8_t { SEND, RECV, UNKNOWN };
+Queue queue_of(const conformance::Scenario& sc, conformance::ObjId qp, std::uint64_t wr_id) {
+  if (qp == conformance::kNoObj) return Queue::UNKNOWN;
+  for (const conformance::Step& s : sc.steps) {
+    if (const auto* x = std::get_if<conformance::PostSendStep>(&s.body);
+        x && x->qp == qp && x->wr.wr_id == wr_id)
+      return Queue::SEND;
+    if (const auto* x = std::get_if<conformance::PostRecvStep>(&s.body);
+        x && x->qp == qp && x->wr_id == wr_id)
+      return Queue::RECV;
+  }
+  return Queue::UNKNOWN;  // a shared receive queue's, or a literal: no order to keep
+}
+
 }  // namespace
 
 std::vector<std::string> compare_completions(const conformance::CqExpect& e,
@@ -52,20 +72,50 @@ std::vector<std::string> compare_completions(const conformance::CqExpect& e,
                                              const conformance::Scenario& sc,
                                              const NumberOf& number) {
   std::vector<std::string> out;
+  // Each expected completion is the device's first one not yet taken with its wr_id (and QP,
+  // when the vector names it); the order is then held within each work queue only.
+  std::vector<bool> taken(got.size(), false);
+  std::vector<std::optional<std::size_t>> match(e.completions.size());
   for (std::size_t i = 0; i < e.completions.size(); ++i) {
     const conformance::CompletionExpect& x = e.completions[i];
-    if (i >= got.size()) {
-      out.push_back(fmt::format("{}: missing: CQ \"{}\" had {} completion{}", x.path,
-                                sc.object(e.cq).name, got.size(), got.size() == 1 ? "" : "s"));
+    const std::optional<std::uint32_t> qpn =
+        x.qp == conformance::kNoObj ? std::nullopt : number(x.qp);
+    for (std::size_t j = 0; j < got.size() && !match[i]; ++j)
+      if (!taken[j] && got[j].wr_id == x.wr_id && (!qpn || *qpn == got[j].qp_num)) {
+        taken[j] = true;
+        match[i] = j;
+      }
+  }
+  for (std::size_t i = 0; i < e.completions.size(); ++i) {
+    const conformance::CompletionExpect& x = e.completions[i];
+    const Queue q = queue_of(sc, x.qp, x.wr_id);
+    if (!match[i] || q == Queue::UNKNOWN) continue;
+    for (std::size_t k = i + 1; k < e.completions.size(); ++k) {
+      const conformance::CompletionExpect& y = e.completions[k];
+      if (!match[k] || y.qp != x.qp || queue_of(sc, y.qp, y.wr_id) != q || *match[k] > *match[i])
+        continue;
+      out.push_back(
+          fmt::format("{}: wr_id {} completed before wr_id {} of the same {} queue "
+                      "(#{} and #{} on CQ \"{}\")",
+                      y.path, y.wr_id, x.wr_id, q == Queue::SEND ? "send" : "receive", *match[k],
+                      *match[i], sc.object(e.cq).name));
+    }
+  }
+  for (std::size_t i = 0; i < e.completions.size(); ++i) {
+    const conformance::CompletionExpect& x = e.completions[i];
+    if (!match[i]) {
+      out.push_back(fmt::format(
+          "{}: missing: no completion of wr_id {} (CQ \"{}\" had {} "
+          "completion{})",
+          x.path, x.wr_id, sc.object(e.cq).name, got.size(), got.size() == 1 ? "" : "s"));
       continue;
     }
-    const cq::Wc& w = got[i];
+    const cq::Wc& w = got[*match[i]];
     std::vector<std::string> d;
     const auto diff = [&](std::string_view field, const std::string& want,
                           const std::string& have) {
       if (want != have) d.push_back(fmt::format("{}: expected {}, got {}", field, want, have));
     };
-    diff("wr_id", std::to_string(x.wr_id), std::to_string(w.wr_id));
     diff("status", std::string(cq::to_string(x.status)), std::string(cq::to_string(w.status)));
     // The opcode of an error completion is undefined (ibv_poll_cq(3)).
     if (x.opcode && w.status == cq::WcStatus::SUCCESS)
@@ -89,9 +139,10 @@ std::vector<std::string> compare_completions(const conformance::CqExpect& e,
                                 w.qp_num));
     if (!d.empty()) out.push_back(fmt::format("{}: {}", x.path, joined(d)));
   }
-  for (std::size_t i = e.completions.size(); i < got.size(); ++i)
-    out.push_back(fmt::format("{}: unexpected completion #{}: wr_id {} {} on QP {:#x}", e.path, i,
-                              got[i].wr_id, cq::to_string(got[i].status), got[i].qp_num));
+  for (std::size_t j = 0; j < got.size(); ++j)
+    if (!taken[j])
+      out.push_back(fmt::format("{}: unexpected completion #{}: wr_id {} {} on QP {:#x}", e.path, j,
+                                got[j].wr_id, cq::to_string(got[j].status), got[j].qp_num));
   return out;
 }
 

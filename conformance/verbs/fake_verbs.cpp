@@ -85,11 +85,16 @@ std::uint32_t FakeVerbs::mw_rkey(std::uint32_t mw) {
   return mw_rkeys_[mw];
 }
 
-Made FakeVerbs::create_cq(std::uint32_t) {
+Made FakeVerbs::create_cq(std::uint32_t cqe) {
   if (const int e = refused("create_cq")) return {e, 0};
   const std::uint32_t h = next_handle_++;
   cqs_[h];
+  cq_sizes_[h] = cqe + o_.cq_extra;
   return {0, h};
+}
+
+std::uint32_t FakeVerbs::cq_size(std::uint32_t cq) {
+  return cq_sizes_[cq];
 }
 
 Made FakeVerbs::create_srq(std::uint32_t, std::uint32_t, std::uint32_t) {

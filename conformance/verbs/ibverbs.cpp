@@ -190,6 +190,10 @@ class IbVerbs final : public Verbs {
     cqs_.push_back(c);
     return {0, static_cast<std::uint32_t>(cqs_.size())};
   }
+  std::uint32_t cq_size(std::uint32_t cq) override {
+    const ibv_cq* c = at(cqs_, cq);
+    return c == nullptr || c->cqe < 0 ? 0 : static_cast<std::uint32_t>(c->cqe);
+  }
   Made create_srq(std::uint32_t pd, std::uint32_t max_wr, std::uint32_t max_sge) override {
     ibv_pd* p = at(pds_, pd);
     if (p == nullptr) return {EINVAL, 0};

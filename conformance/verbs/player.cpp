@@ -12,6 +12,7 @@
 #include "expect.h"
 #include "host_memory.h"
 #include "names.h"
+#include "rocecert/qp/timers.h"
 
 namespace rocecert::verbs {
 
@@ -49,7 +50,10 @@ class Play {
 
   PlayResult run() {
     if (!place_memory()) return std::move(result_);
-    for (const Step& s : sc_.steps) std::visit([&](const auto& b) { exec(s, b); }, s.body);
+    for (const Step& s : sc_.steps) {
+      std::visit([&](const auto& b) { exec(s, b); }, s.body);
+      if (!result_.unsupported.empty()) return std::move(result_);
+    }
     settle(0, true);
     log_qp_states();
     for (const ObjState& o : objs_)
@@ -110,7 +114,7 @@ class Play {
     return m;
   }
 
-  void number(const Step& s, DutNumber::Kind kind, std::uint32_t value) {
+  void number(const Step& s, DutNumber::Kind kind, std::uint64_t value) {
     result_.numbers.push_back(
         DutNumber{static_cast<std::size_t>(&s - sc_.steps.data()), kind, value});
   }
@@ -261,6 +265,7 @@ class Play {
     m.iova = r.iova;
     created(b.mr, std::move(m));
     number(s, DutNumber::Kind::RKEY, r.rkey);
+    number(s, DutNumber::Kind::IOVA, r.iova);
     log_.key(host_of_obj(b.mr), now(adapter_of(b.mr)), r.rkey, "register");
   }
 
@@ -287,7 +292,27 @@ class Play {
   void exec(const Step& s, const conformance::CreateCqStep& b) {
     const Made r = device_of(b.cq).create_cq(b.cqe);
     check_ok(s, r.err);
-    if (r.ok()) created(b.cq, handle(r.handle));
+    if (!r.ok()) return;
+    created(b.cq, handle(r.handle));
+    // A device may give a CQ more entries than asked (ibv_create_cq(3)); a vector that needs
+    // it to overflow (it expects a CQ_ERR of its adapter) cannot have that happen.
+    const std::uint32_t size = device_of(b.cq).cq_size(r.handle);
+    if (size > b.cqe && expects_cq_error(adapter_of(b.cq)))
+      result_.unsupported = fmt::format(
+          "{}: {}: CQ \"{}\" got {} entries for the {} asked, and the vector needs it to overflow "
+          "(it expects CQ_ERR)",
+          sc_.adapters.at(adapter_of(b.cq)).config.name, s.path, sc_.object(b.cq).name, size,
+          b.cqe);
+  }
+
+  bool expects_cq_error(std::size_t adapter) const {
+    for (const Step& s : sc_.steps)
+      if (const auto* e = std::get_if<conformance::ExpectStep>(&s.body))
+        for (const conformance::AsyncExpect& a : e->async_events)
+          if (a.adapter == adapter)
+            for (const conformance::AsyncEventExpect& x : a.events)
+              if (x.kind == "CQ_ERR") return true;
+    return false;
   }
 
   void exec(const Step& s, const conformance::CreateSrqStep& b) {
@@ -400,6 +425,7 @@ class Play {
       mw.bound_mr = b.bind_mr.object;
       mw.mapped.rkey = d.mw_rkey(mw.mapped.handle);
       number(s, DutNumber::Kind::BIND_RKEY, mw.mapped.rkey);
+      number(s, DutNumber::Kind::BIND_ADDR, wr.bind_addr);
       log_.key(host_of_obj(b.qp), t, mw.mapped.rkey, "bind");
     }
     if (local_inv) {
@@ -525,7 +551,7 @@ class Play {
     return found;
   }
 
-  // Polls (when `poll`) and takes events until nothing has happened for settle_ns and at least
+  // Polls (when `poll`) and takes events until nothing has happened for quiet_ns_ and at least
   // `at_least` has passed, or max_run_ns has.
   void settle(std::uint64_t at_least, bool poll) {
     if (devices_.empty()) return;
@@ -536,7 +562,7 @@ class Play {
       const std::size_t n = (poll ? poll_all() : 0) + take_async_events();
       const std::uint64_t t = clock.now_ns();
       if (n > 0) last = t;
-      if (t - last >= options_.settle_ns && t - start >= at_least) break;
+      if (t - last >= quiet_ns_ && t - start >= at_least) break;
       if (t - start >= options_.max_run_ns) break;
       clock.pause(options_.poll_pause_ns);
     }
@@ -552,9 +578,26 @@ class Play {
     }
   }
 
+  // How long nothing must happen before a `run` is over: settle_ns, or longer than the longest
+  // timer the vector gives a QP (a local ACK timeout, an RNR wait: min_rnr_timer 0 is 655 ms,
+  // IBA Vol. 1 §9.7.5.2.8), so that a retry the device has pending is seen.
+  static std::uint64_t quiet_ns(const conformance::Scenario& sc, const PlayOptions& o) {
+    std::uint64_t longest = 0;
+    for (const Step& s : sc.steps)
+      if (const auto* m = std::get_if<conformance::ModifyQpStep>(&s.body)) {
+        if (m->mask.has(qp::AttrBit::TIMEOUT) && m->attr.timeout != 0)
+          longest = std::max<std::uint64_t>(longest, qp::local_ack_timeout_ns(m->attr.timeout));
+        if (m->mask.has(qp::AttrBit::MIN_RNR_TIMER))
+          longest = std::max<std::uint64_t>(longest, qp::rnr_timer_ns(m->attr.min_rnr_timer));
+      }
+    return std::clamp<std::uint64_t>(longest + longest / 4, o.settle_ns,
+                                     std::max(o.settle_ns, o.max_run_ns / 2));
+  }
+
   const conformance::Scenario& sc_;
   const std::vector<Verbs*>& devices_;
   const PlayOptions& options_;
+  const std::uint64_t quiet_ns_ = quiet_ns(sc_, options_);
   std::vector<ObjState> objs_;
   std::vector<std::string> hosts_;  // per adapter
   std::vector<PortInfo> ports_;     // per adapter

@@ -53,8 +53,14 @@ TEST(VerbsCheckSetup, QpsAndRegionsCarryTheDevicesNumbers) {
     EXPECT_EQ(*q.dest_qpn, mapped(run.r, q.name == "qpA" ? "qpB" : "qpA", false));
   }
   ASSERT_FALSE(run.setup.mrs.empty());
-  for (const check::SetupMr& m : run.setup.mrs)
+  for (const check::SetupMr& m : run.setup.mrs) {
     EXPECT_EQ(m.rkey, mapped(run.r, m.name, true)) << m.name;
+    // The region starts where the device's keys start, as a RETH's VA shows it.
+    for (const Mapped& x : run.r.names)
+      if (x.name == m.name) {
+        EXPECT_EQ(m.iova, x.iova) << m.name;
+      }
+  }
   // The hosts are the vector's addresses, which the live guest's devices have.
   const check::SetupQp& a = run.setup.qps[0];
   EXPECT_EQ(a.host[0], 10);
@@ -66,7 +72,12 @@ TEST(VerbsCheckSetup, AWindowIsListedWithTheRkeyItsBindGave) {
   play_and_read_setup(run, testing::read_text(run.v.path));
   const std::uint32_t rkey = mapped(run.r, "mwB", true);
   bool found = false;
-  for (const check::SetupMr& m : run.setup.mrs) found = found || (m.window && m.rkey == rkey);
+  for (const check::SetupMr& m : run.setup.mrs) {
+    found = found || (m.window && m.rkey == rkey);
+    if (m.window) {
+      EXPECT_GE(m.iova, fake_host(2).memory_base) << "the window is in B's address space";
+    }
+  }
   EXPECT_TRUE(found) << "no window with rkey " << rkey;
 }
 

@@ -67,5 +67,58 @@ TEST(VerbsExpect, InvalidateReportedInTheKernelsBitIsADifference) {
   EXPECT_TRUE(compare_flags("opcodes/rc-send-with-inv-1pkt-00", "qpB", 0x8, 0x9).empty());
 }
 
+// sq-flushed-in-err: qpA posts SENDs 1, 2, 3 and receives 200, 201, 202, all on cqA.
+std::vector<std::string> compare_order(const std::vector<std::uint64_t>& want,
+                                       const std::vector<std::uint64_t>& got) {
+  const vectors::Loaded v = load("bugs/sq-flushed-in-err-00");
+  const conformance::ObjId qp = object_named(v.scenario, "qpA");
+  conformance::CqExpect e;
+  e.path = "steps[22].completions.cqA";
+  e.cq = object_named(v.scenario, "cqA");
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    conformance::CompletionExpect x;
+    x.path = e.path + "[" + std::to_string(i) + "]";
+    x.wr_id = want[i];
+    x.status = cq::WcStatus::WR_FLUSH_ERR;
+    x.qp = qp;
+    e.completions.push_back(x);
+  }
+  std::vector<cq::Wc> wcs;
+  for (const std::uint64_t id : got) {
+    cq::Wc w;
+    w.wr_id = id;
+    w.status = cq::WcStatus::WR_FLUSH_ERR;
+    w.qp_num = 0x111;
+    wcs.push_back(w);
+  }
+  const NumberOf number = [](conformance::ObjId) -> std::optional<std::uint32_t> { return 0x111; };
+  return compare_completions(e, wcs, v.scenario, number);
+}
+
+TEST(VerbsExpect, WorkQueuesSharingACqInterleaveFreely) {
+  // The model flushes the send queue first; rxe the receive queue: both keep each queue's order.
+  EXPECT_TRUE(compare_order({1, 2, 3, 200, 201, 202}, {200, 201, 202, 1, 2, 3}).empty());
+  EXPECT_TRUE(compare_order({1, 2, 3, 200, 201, 202}, {1, 200, 2, 201, 3, 202}).empty());
+}
+
+TEST(VerbsExpect, OrderWithinAWorkQueueIsHeld) {
+  const std::vector<std::string> d = compare_order({1, 2, 3, 200}, {200, 2, 1, 3});
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0],
+            "steps[22].completions.cqA[1]: wr_id 2 completed before wr_id 1 of the same send "
+            "queue (#1 and #2 on CQ \"cqA\")");
+}
+
+TEST(VerbsExpect, MissingAndUnexpectedCompletionsAreNamed) {
+  const std::vector<std::string> d = compare_order({1, 2}, {2, 7});
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0],
+            "steps[22].completions.cqA[0]: missing: no completion of wr_id 1 (CQ \"cqA\" had 2 "
+            "completions)");
+  EXPECT_EQ(d[1],
+            "steps[22].completions.cqA: unexpected completion #1: wr_id 7 WR_FLUSH_ERR on "
+            "QP 0x111");
+}
+
 }  // namespace
 }  // namespace rocecert::verbs

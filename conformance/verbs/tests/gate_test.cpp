@@ -91,6 +91,28 @@ INSTANTIATE_TEST_SUITE_P(
              "CNPs (congestion notification is not visible through verbs)",
              "A"}));
 
+TEST(VerbsGate, AUdMessageBetweenTheTwoMtusDependsOnWhichOne) {
+  // ud-message-too-long sends 2,048 bytes with a port MTU of 1,024: refused there, carried by a
+  // port whose active MTU is 4,096 (the live guest's). Devices with the vector's MTU run it.
+  const auto on = [](const char* id, qp::PathMtu mtu) {
+    const vectors::Loaded v = load(id);
+    std::map<std::string, DeviceCaps> caps = {{"A", rxe_like_caps()}, {"B", rxe_like_caps()}};
+    for (auto& [name, c] : caps) c.active_mtu = mtu;
+    return gate(v.vector, v.scenario, caps);
+  };
+  const char* id = "errors/ud-req-ud-message-too-long-rxe-00";
+  const Gate at_4096 = on(id, qp::PathMtu::MTU_4096);
+  EXPECT_FALSE(at_4096.runs);
+  EXPECT_NE(at_4096.reason.find("A: steps[23]: a UD message of 2048 bytes, beyond one of the "
+                                "vector's port MTU (1024) and the port's active MTU (4096) but "
+                                "not the other"),
+            std::string::npos)
+      << at_4096.reason;
+  EXPECT_TRUE(on(id, qp::PathMtu::MTU_1024).runs);
+  // A UD message within both MTUs is not concerned.
+  EXPECT_TRUE(on("opcodes/ud-send-1pkt-00", qp::PathMtu::MTU_4096).runs);
+}
+
 TEST(VerbsGate, ForgedFramesAndLinkFaultsAreBeyondAnyDevice) {
   const Gate inject = gate_on("errors/rc-pkt-address-mismatch-iba-00");
   EXPECT_FALSE(inject.runs);

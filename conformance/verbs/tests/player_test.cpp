@@ -404,6 +404,21 @@ TEST(VerbsPlayer, TheVectorsExpectationsAreHeldToTheDevices) {
   EXPECT_EQ(bad.r.errors, want);
 }
 
+TEST(VerbsPlayer, ACqBiggerThanAskedIsUnsupportedWhereTheVectorNeedsAnOverflow) {
+  // cq-overflow-00 fills B's CQ of 2 entries; rxe makes it 3 (a power of two minus one).
+  FakeVerbs::Options rounding = fake_host(2);
+  rounding.cq_extra = 1;
+  Played p("reliability/cq-overflow-00", rounding);
+  play(p, kRecordOnly);
+  EXPECT_EQ(p.r.unsupported,
+            "B: steps[5]: CQ \"cqB\" got 3 entries for the 2 asked, and the vector needs it to "
+            "overflow (it expects CQ_ERR)");
+  // The same CQ where nothing needs to overflow is no reason.
+  Played q("opcodes/rc-send-1pkt-00", rounding);
+  play(q, kRecordOnly);
+  EXPECT_TRUE(q.r.unsupported.empty()) << q.r.unsupported;
+}
+
 TEST(VerbsPlayer, MemoryIsReadBackFromTheHost) {
   // stale-rkey-after-dereg expects mrB's first 64 bytes unchanged (a counter from 0): the
   // player wrote the contents into the host buffer and reads the expectation back from there.

@@ -25,6 +25,8 @@ class FakeVerbs final : public Verbs {
     // A signaled send work request completes at once with SUCCESS (its opcode's completion
     // opcode, its SGEs' length), unless `statuses` scripts another status for its wr_id.
     bool complete_sends = true;
+    // A CQ gets this many entries more than asked (rxe rounds up).
+    std::uint32_t cq_extra = 0;
   };
 
   struct PostedSend {
@@ -89,6 +91,7 @@ class FakeVerbs final : public Verbs {
   MadeMw alloc_mw(std::uint32_t pd, mem::MwType type) override;
   std::uint32_t mw_rkey(std::uint32_t mw) override;
   Made create_cq(std::uint32_t cqe) override;
+  std::uint32_t cq_size(std::uint32_t cq) override;
   Made create_srq(std::uint32_t pd, std::uint32_t max_wr, std::uint32_t max_sge) override;
   Made create_qp(const QpInit& init) override;
   int modify_qp(std::uint32_t qpn, const qp::QpAttr& attr, qp::AttrMask mask) override;
@@ -113,6 +116,7 @@ class FakeVerbs final : public Verbs {
   std::map<std::string, int> refusals_;
   std::map<std::uint64_t, cq::WcStatus> statuses_;
   std::map<std::uint32_t, std::vector<cq::Wc>> cqs_;
+  std::map<std::uint32_t, std::uint32_t> cq_sizes_;
   std::vector<AsyncEvent> async_;
   std::map<std::uint32_t, std::uint32_t> mw_rkeys_;
   std::map<std::uint64_t, std::vector<std::uint8_t>> memory_;  // written pieces, by address

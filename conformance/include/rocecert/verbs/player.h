@@ -68,12 +68,13 @@ struct PlayOptions {
 
 // A number a device gave that `rocecert check --setup` needs to know the vector's objects by on
 // the wire (docs/check.md, "--setup"): a create_qp's QPN (dut_qpn), a reg_mr's rkey (dut_rkey),
-// the rkey a BIND_MW gave its window (bind.dut_rkey).
+// the rkey a BIND_MW gave its window (bind.dut_rkey); and the addresses the wire shows for them:
+// the device's address of a region's first byte (its iova), a bind's start address.
 struct DutNumber {
-  enum class Kind { QPN, RKEY, BIND_RKEY };
+  enum class Kind { QPN, RKEY, IOVA, BIND_RKEY, BIND_ADDR };
   std::size_t step = 0;  // index in the scenario's steps
   Kind kind = Kind::QPN;
-  std::uint32_t value = 0;
+  std::uint64_t value = 0;
 };
 
 struct PlayResult {
@@ -84,7 +85,10 @@ struct PlayResult {
   std::vector<std::string> events;  // JSON lines, rocecert check --events
   std::vector<Mapped> names;        // by adapter, then name
   std::vector<DutNumber> numbers;   // in step order
-  std::uint64_t verbs = 0;          // verbs called
+  // Not empty: the vector cannot be played on these devices after all, and why (found only
+  // once an object is made: a CQ bigger than asked where the vector needs it to overflow).
+  std::string unsupported;
+  std::uint64_t verbs = 0;  // verbs called
 };
 
 class Player {
@@ -105,8 +109,9 @@ std::string events_text(const PlayResult& r);
 
 // The setup for `rocecert check --setup` of a capture of this run: the vector's scenario (the
 // JSON text of the vector, or of its scenario alone) with the devices' numbers written into
-// its steps (dut_qpn, dut_rkey, bind.dut_rkey). Throws PlayError on text that is not a
-// scenario's JSON, or steps that do not match the result's numbers.
+// its steps (dut_qpn, dut_rkey, bind.dut_rkey) and the devices' addresses (a region's iova, a
+// bind's addr), so that its MR table is the one the wire shows. Throws PlayError on text that is
+// not a scenario's JSON, or steps that do not match the result's numbers.
 std::string check_setup(const std::string& vector_json, const PlayResult& r);
 
 }  // namespace rocecert::verbs

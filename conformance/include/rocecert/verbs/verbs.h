@@ -134,6 +134,9 @@ class Verbs {
   // A window's current rkey: a BIND_MW gives it a new one (IBA Vol. 1 §10.6; rxe_do_bind_mw).
   virtual std::uint32_t mw_rkey(std::uint32_t mw) = 0;
   virtual Made create_cq(std::uint32_t cqe) = 0;
+  // The entries the device gave the CQ: at least the cqe asked (ibv_create_cq(3); rxe rounds
+  // up to a power of two minus one).
+  virtual std::uint32_t cq_size(std::uint32_t cq) = 0;
   virtual Made create_srq(std::uint32_t pd, std::uint32_t max_wr, std::uint32_t max_sge) = 0;
   // handle: the QP number.
   virtual Made create_qp(const QpInit& init) = 0;
