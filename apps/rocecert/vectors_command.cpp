@@ -11,6 +11,7 @@
 
 #include "rocecert/check/report_io.h"
 #include "rocecert/vectors/vectors.h"
+#include "vectors_results.h"
 #include "vectors_verbs.h"
 
 namespace rocecert::cli {
@@ -49,6 +50,14 @@ std::string junit(const std::vector<vec::Result>& results, double seconds) {
       x += "/>\n";
       continue;
     }
+    if (r.verdict == vec::Verdict::DEVIATION) {
+      // Passed: what differs is what the profile declares, said in the output.
+      std::string body = "DEVIATION: " + r.declared + "\n";
+      for (const std::string& d : r.differences) body += d + "\n";
+      x += fmt::format(">\n      <system-out>{}</system-out>\n    </testcase>\n",
+                       check::xml_escape(body, false));
+      continue;
+    }
     x += ">\n";
     if (r.verdict == vec::Verdict::UNSUPPORTED) {
       x += fmt::format("      <skipped message=\"{}\"/>\n",
@@ -68,22 +77,26 @@ std::string junit(const std::vector<vec::Result>& results, double seconds) {
 
 std::string json_report(const std::vector<vec::Result>& results) {
   nlohmann::ordered_json j;
-  std::size_t pass = 0, fail = 0, unsupported = 0;
+  std::size_t pass = 0, fail = 0, unsupported = 0, deviation = 0;
   j["vectors"] = nlohmann::ordered_json::array();
   for (const vec::Result& r : results) {
-    (r.verdict == vec::Verdict::PASS   ? pass
-     : r.verdict == vec::Verdict::FAIL ? fail
-                                       : unsupported)++;
-    j["vectors"].push_back({{"id", r.id},
-                            {"path", r.path},
-                            {"verdict", std::string(vec::to_string(r.verdict))},
-                            {"checks", r.checks},
-                            {"seconds", r.seconds},
-                            {"differences", r.differences}});
+    (r.verdict == vec::Verdict::PASS        ? pass
+     : r.verdict == vec::Verdict::FAIL      ? fail
+     : r.verdict == vec::Verdict::DEVIATION ? deviation
+                                            : unsupported)++;
+    nlohmann::ordered_json v = {{"id", r.id},
+                                {"path", r.path},
+                                {"verdict", std::string(vec::to_string(r.verdict))},
+                                {"checks", r.checks},
+                                {"seconds", r.seconds},
+                                {"differences", r.differences}};
+    if (!r.declared.empty()) v["declared"] = r.declared;
+    j["vectors"].push_back(std::move(v));
   }
   j["summary"] = {{"vectors", results.size()},
                   {"pass", pass},
                   {"fail", fail},
+                  {"deviation", deviation},
                   {"unsupported", unsupported},
                   {"verdict", fail != 0 ? "FAIL" : "PASS"}};
   return j.dump(2) + "\n";
@@ -110,13 +123,16 @@ int generate(const VectorsArgs& a) {
 // The summary line and the reports; the exit code.
 int summarize(const VectorsArgs& a, const std::vector<vec::Result>& results, double seconds,
               std::string_view what, const std::string& who) {
-  std::size_t fail = 0, unsupported = 0;
+  std::size_t fail = 0, unsupported = 0, deviation = 0;
   for (const vec::Result& r : results) {
     fail += r.verdict == vec::Verdict::FAIL ? 1u : 0u;
     unsupported += r.verdict == vec::Verdict::UNSUPPORTED ? 1u : 0u;
+    deviation += r.verdict == vec::Verdict::DEVIATION ? 1u : 0u;
   }
-  fmt::print("{} {}: {} PASS, {} FAIL, {} UNSUPPORTED (DUT: {})\n", results.size(), what,
-             results.size() - fail - unsupported, fail, unsupported, who);
+  fmt::print("{} {}: {} PASS, {} FAIL, {} UNSUPPORTED{} (DUT: {}{})\n", results.size(), what,
+             results.size() - fail - unsupported - deviation, fail, unsupported,
+             a.profile.empty() ? "" : fmt::format(", {} DEVIATION", deviation), who,
+             a.profile.empty() ? "" : fmt::format(", profile {}", a.profile));
   if (!a.junit.empty() && !write_file(a.junit, junit(results, seconds)))
     throw vec::VectorError(fmt::format("{}: cannot write", a.junit));
   if (!a.json.empty() && !write_file(a.json, json_report(results)))
@@ -128,7 +144,9 @@ int summarize(const VectorsArgs& a, const std::vector<vec::Result>& results, dou
 // judged here, the wire by rocecert check on a capture, with the --events logs.
 int run_on_verbs(const VectorsArgs& a, const std::vector<vec::Loaded>& loaded) {
   if (a.wire_only) throw vec::VectorError("--wire-only is for --dut lib: plugins");
-  const std::vector<vec::Result> results = run_verbs(loaded, a.dut, a.events, a.quiet);
+  const std::optional<check::Profile> profile = load_profile(a.profile);
+  const std::vector<vec::Result> results =
+      run_verbs(loaded, a.dut, a.events, a.quiet, profile ? &*profile : nullptr);
   double seconds = 0;
   for (const vec::Result& r : results) seconds += r.seconds;
   return summarize(a, results, seconds, "vectors",
@@ -146,7 +164,10 @@ int run(const VectorsArgs& a) {
     throw vec::VectorError("--wire-only judges a device: give it with --dut lib:PATH.so");
   if (!a.events.empty() && !is_verbs_dut(a.dut))
     throw vec::VectorError("--events records what verbs devices report: give --dut verbs:...");
+  if (!a.profile.empty() && a.dut.empty())
+    throw vec::VectorError("--profile reads a device's results: give the device with --dut");
   if (is_verbs_dut(a.dut)) return run_on_verbs(a, loaded);
+  const std::optional<check::Profile> profile = load_profile(a.profile);
   std::unique_ptr<conformance::DutPlugin> dut;
   if (!a.dut.empty()) dut = conformance::DutPlugin::load(a.dut);
   // --dut-as A,B: every vector once per role, each result named with its role.
@@ -165,11 +186,10 @@ int run(const VectorsArgs& a) {
     for (const std::string& role : roles) {
       results.push_back(dut ? vec::run_dut(l, *dut, role, a.wire_only) : vec::run_golden(l));
       vec::Result& r = results.back();
+      if (profile) apply_profile(r, l, *profile);
       if (dut && roles.size() > 1) r.id += fmt::format(" (as {})", role);
       seconds += r.seconds;
-      if (!a.quiet || r.verdict == vec::Verdict::FAIL)
-        fmt::print("{:<11} {}\n", vec::to_string(r.verdict), r.id);
-      for (const std::string& d : r.differences) fmt::print("            {}\n", d);
+      print_result(r, a.quiet);
     }
   }
   std::string as;
@@ -240,6 +260,9 @@ CLI::App* add_vectors_command(CLI::App& app, VectorsArgs& args) {
                   "With --dut verbs:: write each vector's event log (completions, QP states, "
                   "asynchronous events, key changes) into this directory, for rocecert check "
                   "--events");
+  run->add_option("--profile", args.profile,
+                  "With --dut: the device's profile (rxe, iba, or a file; docs/profiles.md): a "
+                  "FAIL it explains is a DEVIATION");
   run->add_option("--dut-as", args.dut_as,
                   "The adapter of each vector the --dut plays (default A; the model plays the "
                   "others); A,B runs every vector once in each role");

@@ -20,6 +20,8 @@ struct VectorsArgs {
   std::string dut_as = "A";  // run: the adapter of each vector the plugin plays
   bool wire_only = false;    // run: judge the plugin's frames only (docs/dut.md)
   std::string events;        // run, --dut verbs:: each vector's event log into this directory
+  std::string profile;       // run: the DUT's profile (docs/profiles.md), FAILs it explains
+                             // become DEVIATIONs
 };
 
 // Adds `vectors` with its three subcommands to `app`; returns it.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "rocecert/verbs/player.h"
+#include "vectors_results.h"
 #ifdef ROCECERT_HAVE_IBVERBS
 #include "rocecert/verbs/ibverbs.h"
 #endif
@@ -92,6 +93,11 @@ vec::Result play_one(const vec::Loaded& l, const std::vector<std::string>& names
     return r;
   }
   const verbs::PlayResult played = verbs::Player(l.scenario, by_adapter).play();
+  if (!played.unsupported.empty()) {
+    r.verdict = vec::Verdict::UNSUPPORTED;
+    r.differences.push_back(played.unsupported);
+    return r;
+  }
   r.checks = played.verbs;
   r.differences = played.errors;
   r.verdict = played.errors.empty() ? vec::Verdict::PASS : vec::Verdict::FAIL;
@@ -121,15 +127,15 @@ bool is_verbs_dut(const std::string& spec) {
 }
 
 std::vector<vec::Result> run_verbs(const std::vector<vec::Loaded>& set, const std::string& spec,
-                                   const std::string& events_dir, bool quiet) {
+                                   const std::string& events_dir, bool quiet,
+                                   const check::Profile* profile) {
   const std::vector<std::string> names = device_names(spec);
   std::vector<vec::Result> out;
   for (const vec::Loaded& l : set) {
     out.push_back(play_one(l, names, events_dir));
-    const vec::Result& r = out.back();
-    if (!quiet || r.verdict == vec::Verdict::FAIL)
-      fmt::print("{:<11} {}\n", vec::to_string(r.verdict), r.id);
-    for (const std::string& d : r.differences) fmt::print("            {}\n", d);
+    vec::Result& r = out.back();
+    if (profile != nullptr) apply_profile(r, l, *profile);
+    print_result(r, quiet);
   }
   return out;
 }

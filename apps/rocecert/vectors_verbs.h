@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "rocecert/check/profile.h"
 #include "rocecert/vectors/vectors.h"
 
 namespace rocecert::cli {
@@ -17,8 +18,9 @@ bool is_verbs_dut(const std::string& spec);
 // asynchronous events, memory; not frames) they did not meet, PASS otherwise. `events_dir`
 // (optional): each vector's event log there, as <id with '/' as '_'>.events.jsonl. Throws
 // vectors::VectorError when a device cannot be opened, or without libibverbs.
+// `profile` (optional): applied to each result before it is printed (vectors_profile.h).
 std::vector<vectors::Result> run_verbs(const std::vector<vectors::Loaded>& set,
                                        const std::string& spec, const std::string& events_dir,
-                                       bool quiet);
+                                       bool quiet, const check::Profile* profile = nullptr);
 
 }  // namespace rocecert::cli

@@ -2,6 +2,9 @@
 // (profiles/*.json, embedded by embed_profiles.cmake).
 #include "rocecert/check/profile.h"
 
+#include <fnmatch.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -57,7 +60,57 @@ Deviation read_deviation(const Reader& in, const json& v, const std::string& pat
   return d;
 }
 
+std::vector<std::string> read_patterns(const Reader& in, const json& doc, const std::string& path,
+                                       const char* key) {
+  const std::string p = child_path(path, key);
+  const json& v = in.required(doc, path, key);
+  in.array(v, p);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    out.push_back(in.string(v[i], child_path(p, i)));
+    if (out.back().empty()) in.fail(child_path(p, i), "empty pattern");
+  }
+  if (out.empty()) in.fail(p, "give at least one pattern");
+  return out;
+}
+
+VectorDeviation read_vector_deviation(const Reader& in, const json& v, const std::string& path) {
+  in.object(v, path, {"vectors", "differences", "cause", "justification", "reference"});
+  VectorDeviation d;
+  d.vectors = read_patterns(in, v, path, "vectors");
+  d.differences = read_patterns(in, v, path, "differences");
+  for (const char* key : {"cause", "justification", "reference"}) {
+    std::string& field = key[0] == 'c' ? d.cause : key[0] == 'j' ? d.justification : d.reference;
+    field = in.string(in.required(v, path, key), child_path(path, key));
+    if (field.empty()) in.fail(child_path(path, key), "empty");
+  }
+  return d;
+}
+
+bool matches(const std::string& pattern, std::string_view text) {
+  return fnmatch(pattern.c_str(), std::string(text).c_str(), 0) == 0;
+}
+
 }  // namespace
+
+const VectorDeviation* Profile::covers_vector(std::string_view id,
+                                              const std::vector<std::string>& differences) const {
+  if (differences.empty()) return nullptr;
+  for (const VectorDeviation& d : vector_deviations) {
+    if (std::none_of(d.vectors.begin(), d.vectors.end(),
+                     [&](const std::string& p) { return matches(p, id); }))
+      continue;
+    const bool all = std::all_of(differences.begin(), differences.end(), [&](std::string_view x) {
+      // From the step on: "FILE (scenario): steps[...]" and "scenario.steps[...]" alike.
+      if (const std::size_t at = x.find("steps["); at != std::string_view::npos)
+        x.remove_prefix(at);
+      return std::any_of(d.differences.begin(), d.differences.end(),
+                         [&](const std::string& p) { return matches(p, x); });
+    });
+    if (all) return &d;
+  }
+  return nullptr;
+}
 
 const Deviation* Profile::covers(RuleId r, std::string_view cause) const {
   const Deviation* any = nullptr;
@@ -74,7 +127,7 @@ Profile parse_profile(std::string_view text, const std::string& source) {
   const json doc = in.parse(text);
   in.object(doc, "",
             {"name", "description", "max_capture_errors", "fatal_nak_grace_ns",
-             "timing_tolerance_ns", "timer_slack_ns", "model", "deviations"});
+             "timing_tolerance_ns", "timer_slack_ns", "model", "deviations", "vector_deviations"});
   Profile p;
   p.name = in.string(in.required(doc, "", "name"), "name");
   if (p.name.empty()) in.fail("name", "empty");
@@ -103,6 +156,12 @@ Profile parse_profile(std::string_view text, const std::string& source) {
                             "\" is declared twice");
       p.deviations.push_back(std::move(d));
     }
+  }
+  if (const json* v = in.optional(doc, "vector_deviations")) {
+    in.array(*v, "vector_deviations");
+    for (std::size_t i = 0; i < v->size(); ++i)
+      p.vector_deviations.push_back(
+          read_vector_deviation(in, (*v)[i], child_path("vector_deviations", i)));
   }
   return p;
 }

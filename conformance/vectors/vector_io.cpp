@@ -48,6 +48,8 @@ std::string_view to_string(Verdict v) {
       return "FAIL";
     case Verdict::UNSUPPORTED:
       return "UNSUPPORTED";
+    case Verdict::DEVIATION:
+      return "DEVIATION";
   }
   return "?";
 }

@@ -242,5 +242,57 @@ TEST(DutPlugin, CommandLine) {
   EXPECT_NE(r.err.find("/no/such.so: cannot load the plugin"), std::string::npos) << r.err;
 }
 
+// --profile: a FAIL the device's profile explains is a DEVIATION, named with the explanation;
+// one it does not explain, or explains only in part, stays a FAIL.
+TEST(DutPlugin, AProfileTurnsTheFailuresItExplainsIntoDeviations) {
+  const std::string profile = temp_path("vdut", "acks.json");
+  {
+    std::ofstream out(profile);
+    out << R"({"name": "no-acks", "vector_deviations": [{"vectors": ["opcodes/rc-send-*"],
+      "differences": ["*missing: B sent 0 frames of this stream*", "*cqA*: missing: *"],
+      "cause": "acks_dropped",
+      "justification": "this device never acknowledges", "reference": "its manual"}]})";
+  }
+  const std::string cmd = std::string(ROCECERT_CLI) + " vectors run " + kSet +
+                          "/opcodes/rc-send-1pkt-00.json --dut " + kModelDut +
+                          ",drop_acks --dut-as B";
+  CommandResult r = run_command(cmd);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  r = run_command(cmd + " --profile " + profile);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("DEVIATION   opcodes/rc-send-1pkt-00\n            declared by the "
+                       "profile: acks_dropped: this device never acknowledges (its manual)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("0 PASS, 0 FAIL, 0 UNSUPPORTED, 1 DEVIATION"), std::string::npos) << r.out;
+  // Another vector, or another difference, is not covered.
+  r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet +
+                  "/opcodes/rc-rdma-write-1pkt-00.json --dut " + kModelDut +
+                  ",drop_acks --dut-as B --profile " + profile);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // A vector of the other error profile than the profile's model: its twin judges the class.
+  r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet +
+                  "/errors/rc-resp-rkey-violation-iba-00.json --dut " + kModelDut +
+                  ",drop_acks --dut-as B --profile rxe");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("declared by the profile: error_profile: the vector expects the iba error "
+                       "profile, profile rxe follows rxe's"),
+            std::string::npos)
+      << r.out;
+  r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet +
+                  "/errors/rc-resp-rkey-violation-rxe-00.json --dut " + kModelDut +
+                  ",drop_acks --dut-as B --profile rxe");
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // Unusable profiles and a profile without a device stop the run.
+  r = run_command(cmd + " --profile /no/such.json");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--profile: /no/such.json: no such profile"), std::string::npos) << r.err;
+  r = run_command(std::string(ROCECERT_CLI) + " vectors run " + kSet +
+                  "/opcodes/rc-send-1pkt-00.json --profile rxe");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--profile reads a device's results"), std::string::npos) << r.err;
+  fs::remove(profile);
+}
+
 }  // namespace
 }  // namespace rocecert::testing

@@ -66,6 +66,25 @@ TEST(Profile, CoversTheExactCauseFirstThenTheWildcard) {
   EXPECT_EQ(Profile{}.covers(RuleId::ReadOpcode, "resumed_mid_read"), nullptr);
 }
 
+TEST(Profile, AVectorDeviationCoversAVectorOnlyWhenItExplainsEveryDifference) {
+  const Profile p = parse_profile(R"j({"name": "dut", "vector_deviations": [
+      {"vectors": ["transitions/*-from-rts-00"], "cause": "sq_drained",
+       "differences": ["*unexpected asynchronous event #*: SQ_DRAINED (*)"],
+       "justification": "j", "reference": "r"}]})j",
+                                  "dut.json");
+  const std::string event =
+      "x.json (scenario): steps[59].async_events.A: unexpected asynchronous event #0: SQ_DRAINED "
+      "(0xab)";
+  const VectorDeviation* d = p.covers_vector("transitions/rc-from-rts-00", {event, event});
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->cause, "sq_drained");
+  EXPECT_EQ(p.covers_vector("transitions/rc-from-rts-00",
+                            {event, "steps[60].qp_state.qpA: expected RTS, got ERR"}),
+            nullptr);
+  EXPECT_EQ(p.covers_vector("transitions/rc-from-sqd-00", {event}), nullptr);
+  EXPECT_EQ(p.covers_vector("transitions/rc-from-rts-00", {}), nullptr);
+}
+
 TEST(Profile, SyntaxErrorsNameTheByteOffset) {
   EXPECT_EQ(error_of("{\"name\": \"x\",\n \"deviations\": [}")
                 .rfind("dut.json: byte offset 30 (line 2, column 17): invalid JSON: ", 0),
@@ -77,7 +96,20 @@ TEST(Profile, ErrorsNameTheFileAndTheKey) {
   const std::pair<std::string, std::string> cases[] = {
       {R"({"name": "x", "max_capture_error": 1})",
        "dut.json: max_capture_error: unknown key (known: name, description, max_capture_errors, "
-       "fatal_nak_grace_ns, timing_tolerance_ns, timer_slack_ns, model, deviations)"},
+       "fatal_nak_grace_ns, timing_tolerance_ns, timer_slack_ns, model, deviations, "
+       "vector_deviations)"},
+      {R"({"name": "x", "vector_deviations": [{"vectors": [], "differences": ["*"],
+          "cause": "c", "justification": "j", "reference": "r"}]})",
+       "dut.json: vector_deviations[0].vectors: give at least one pattern"},
+      {R"({"name": "x", "vector_deviations": [{"vectors": ["a"], "differences": [""],
+          "cause": "c", "justification": "j", "reference": "r"}]})",
+       "dut.json: vector_deviations[0].differences[0]: empty pattern"},
+      {R"({"name": "x", "vector_deviations": [{"vectors": ["a"], "differences": ["*"],
+          "cause": "c", "justification": "", "reference": "r"}]})",
+       "dut.json: vector_deviations[0].justification: empty"},
+      {R"({"name": "x", "vector_deviations": [{"vectors": ["a"], "differences": ["*"],
+          "cause": "c", "justification": "j"}]})",
+       "dut.json: vector_deviations[0]: missing key \"reference\""},
       {R"({"description": "x"})", "dut.json: (top level): missing key \"name\""},
       {R"([1])", "dut.json: (top level): expected an object, got an array"},
       {R"({"name": ""})", "dut.json: name: empty"},

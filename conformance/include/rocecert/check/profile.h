@@ -21,6 +21,19 @@ struct Deviation {
   std::string reference;  // where the DUT's behaviour is documented (driver source, erratum)
 };
 
+// What `rocecert vectors run --profile` accepts from the device in a vector (docs/profiles.md,
+// "Vector deviations"): a FAILed vector whose id matches one of `vectors` and every one of
+// whose differences matches one of `differences` is a DEVIATION. Both are shell patterns
+// (fnmatch(3)); a difference is matched from its step on ("steps[59].async_events.A:
+// unexpected asynchronous event #0: SQ_DRAINED (0xab)"), without what precedes it (the file).
+struct VectorDeviation {
+  std::vector<std::string> vectors;
+  std::vector<std::string> differences;
+  std::string cause;
+  std::string justification;
+  std::string reference;
+};
+
 struct Profile {
   std::string name;
   std::string description;
@@ -39,9 +52,13 @@ struct Profile {
   // error gets where the IBTA text and rxe differ; docs/errors.md).
   std::string model = "iba";
   std::vector<Deviation> deviations;
+  std::vector<VectorDeviation> vector_deviations;
 
   // The deviation that covers this violation, or nullptr.
   const Deviation* covers(RuleId rule, std::string_view cause) const;
+  // The declaration that covers every difference of this failed vector, or nullptr.
+  const VectorDeviation* covers_vector(std::string_view id,
+                                       const std::vector<std::string>& differences) const;
 };
 
 class ProfileError : public std::runtime_error {

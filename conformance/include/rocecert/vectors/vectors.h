@@ -78,13 +78,15 @@ Loaded parse(std::string_view text, const std::string& path);
 // path.
 std::vector<std::string> find(const std::string& dir);
 
-enum class Verdict : std::uint8_t { PASS, FAIL, UNSUPPORTED };
+// DEVIATION: a FAIL the DUT's profile explains (`vectors run --profile`, docs/profiles.md).
+enum class Verdict : std::uint8_t { PASS, FAIL, UNSUPPORTED, DEVIATION };
 std::string_view to_string(Verdict v);
 struct Result {
   std::string id;
   std::string path;
   Verdict verdict = Verdict::PASS;
   std::vector<std::string> differences;  // FAIL: "steps[20].frames[5]: psn: expected ..."
+  std::string declared;  // DEVIATION: the profile's explanation (cause: justification (ref))
   std::uint64_t checks = 0;
   double seconds = 0;
 };
