@@ -14,6 +14,12 @@
 #               (cached in build/live), boot it under QEMU/TCG, capture ibv_rc_pingpong,
 #               ib_write_bw and ib_read_bw between two rxe devices, `rocecert check --profile
 #               rxe` each capture (docs/live.md); root, a few minutes, not part of `make test`
+#   make live   the vectors on Linux Soft-RoCE in that guest: every generated vector played by
+#               `rocecert vectors run --dut verbs:rxe_a,rxe_b`, its traffic captured and judged by
+#               `rocecert check --profile rxe --setup --events`, a table vectors x verdicts;
+#               fails on a FAIL that is neither declared nor a known rxe bug (docs/live.md)
+#   make live-full  `make live`, then the same set again under netem loss, duplication and
+#               reordering on the veth (LIVE_FULL_NETEM); longer, not in CI
 JOBS    ?= 2
 BUILD   ?= build
 CMAKE   ?= cmake
@@ -21,7 +27,7 @@ GEN     := -G Ninja
 WERROR  := -DROCECERT_WERROR=ON
 
 .PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean \
-        format check-format check-campaign fuzz-campaign live-smoke
+        format check-format check-campaign fuzz-campaign live-smoke live live-full
 
 all: build
 
@@ -86,9 +92,17 @@ fuzz-campaign: build-fuzz $(BUILD)/fuzz-fast/build.ninja
 	$(CMAKE) --build $(BUILD)/fuzz-fast -j $(JOBS)
 	bash scripts/fuzz-campaign.sh $(BUILD)/fuzz-fast $(BUILD)/fuzz $(BUILD)/fuzz-campaign
 
-# `live` is kept for the full vector-driven run on the live guest.
 live-smoke: build
 	LIVE_DIR=$(BUILD)/live bash scripts/live/smoke.sh $(BUILD)/release/apps/rocecert/rocecert
+
+live: build
+	LIVE_DIR=$(BUILD)/live bash scripts/live/live.sh $(BUILD)/release/apps/rocecert/rocecert
+
+# Each fault plan of LIVE_FULL_NETEM (";"-separated netem arguments, on both veth ends) is one
+# more run of the whole set, in LIVE_DIR/run-N.
+LIVE_FULL_NETEM ?= loss 2%;duplicate 2%;delay 1ms 1ms reorder 10%
+live-full: live
+	bash scripts/live/live-full.sh $(BUILD)/release/apps/rocecert/rocecert "$(LIVE_FULL_NETEM)" $(BUILD)/live
 
 clean:
 	rm -rf $(BUILD)

@@ -50,6 +50,7 @@ guest_build_ms=$(($(now_ms) - t))
 rm -rf "$share"
 mkdir -p "$share/check"
 cp "$rocecert" "$share/rocecert" # the guest runs it too (guest-smoke.sh checks that it can)
+cp "$here/guest-topology.sh" "$share/topology.sh"
 {
   printf 'CASES=%q\n' "${LIVE_CASES:-}"
   printf 'NETEM_VA=%q\n' "${LIVE_NETEM_VA:-}"
