@@ -4,6 +4,9 @@
 // IBA profile fails it. Nothing else in them is a violation.
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string_view>
+
 #include "conversation.h"
 
 namespace rocecert::testing {
@@ -30,6 +33,76 @@ TEST(CheckLiveCaptures, ASecondNakDuringARetryIsRxesDeclaredDeviation) {
       EXPECT_EQ(r.violations[0].deviation, rxe);
     }
   }
+}
+
+// The captures of `make live` (vectors/live/README.md): a vector played on rxe through the verbs
+// DUT, with the event log and the setup (the vector's scenario with rxe's numbers) the run wrote.
+struct LiveRun {
+  explicit LiveRun(const std::string& name, bool with_events = true, bool with_setup = true) {
+    const std::string base = std::string(ROCECERT_SOURCE_DIR) + "/vectors/live/vec_" + name;
+    check::Options o;
+    o.profile = check::load_profile("rxe");
+    if (with_events)
+      o.events = std::make_shared<const check::Events>(check::load_events(base + ".events.jsonl"));
+    if (with_setup)
+      o.setup = std::make_shared<const check::Setup>(check::load_setup(base + ".setup.json"));
+    report = check::check_files({base + ".pcap"}, o);
+  }
+  bool noted(std::string_view text) const {
+    for (const check::Note& n : report.notes)
+      if (n.message.find(text) != std::string::npos) return true;
+    return false;
+  }
+  check::Report report;
+};
+
+TEST(CheckLiveVectors, AResetLoggedBetweenTwoExchangesStartsTheConnectionAfresh) {
+  // Both QPs reset and brought back with PSN 5000: the log says so, and the second exchange is
+  // judged on its own. Without the log, a jump of 4,999 PSNs that the responder acknowledges is
+  // what the wire shows: a FAIL.
+  const LiveRun with("bugs_psn-not-kept-across-reconnect-00");
+  EXPECT_EQ(with.report.verdict, Verdict::PASS) << describe(with.report);
+  EXPECT_TRUE(with.noted("the connection is judged afresh from here")) << describe(with.report);
+  const LiveRun without("bugs_psn-not-kept-across-reconnect-00", false, false);
+  EXPECT_EQ(without.report.verdict, Verdict::FAIL) << describe(without.report);
+  EXPECT_EQ(count(without.report, RuleId::PsnSequence), 1u) << describe(without.report);
+}
+
+TEST(CheckLiveVectors, RxeGrantingAWritePastItsWindowIsCaughtAgainstTheSetup) {
+  // rxe checks an access through a memory window against the window's MR, not the window:
+  // a WRITE one byte past the window's end is ACKed (docs/rxe-divergences.md).
+  const LiveRun r("boundary_write-one-byte-past-mw-end-00");
+  EXPECT_EQ(r.report.verdict, Verdict::FAIL) << describe(r.report);
+  ASSERT_EQ(r.report.violations.size(), 2u) << describe(r.report);
+  EXPECT_EQ(r.report.violations[0].rule, RuleId::KeySetup);
+  EXPECT_EQ(r.report.violations[0].cause, "granted_outside_window");
+  EXPECT_EQ(r.report.violations[1].rule, RuleId::Z3Key);
+  EXPECT_EQ(r.report.violations[1].cause, "against_setup_window");
+}
+
+TEST(CheckLiveVectors, TheSetupAndTheRegistrationsJudgeEveryAccess) {
+  // The log registers every key before its use: no change for the setup, so key.setup and the
+  // golden replay (with the setup's MR table) judge the WRITE.
+  const LiveRun r("opcodes_rc-rdma-write-1pkt-00");
+  EXPECT_EQ(r.report.verdict, Verdict::PASS) << describe(r.report);
+  EXPECT_EQ(r.report.rules[static_cast<std::size_t>(RuleId::KeySetup)].checked, 1u);
+  EXPECT_TRUE(r.noted("1 responses compared with the model's responder, 1 agreed"))
+      << describe(r.report);
+}
+
+TEST(CheckLiveVectors, AKeyDeregisteredInTheLogIsNoLongerTheSetups) {
+  // The WRITE after the deregistration is refused; the setup still lists the key, so the golden
+  // replay leaves the exchange there instead of expecting an ACK.
+  const LiveRun r("bugs_stale-rkey-after-dereg-00");
+  EXPECT_EQ(r.report.verdict, Verdict::PASS) << describe(r.report);
+  EXPECT_TRUE(r.noted("the --events log changed rkey")) << describe(r.report);
+}
+
+TEST(CheckLiveVectors, NoResponderResourcesInTheSetupMeansEveryReadIsRefused) {
+  // max_dest_rd_atomic 0: rxe NAKs the READ invalid request, and so does the golden replay.
+  const LiveRun r("errors_rc-resp-no-resources-rd-atomic-rxe-00");
+  EXPECT_EQ(r.report.verdict, Verdict::PASS) << describe(r.report);
+  EXPECT_EQ(count(r.report, RuleId::GoldenResponse), 0u) << describe(r.report);
 }
 
 }  // namespace
