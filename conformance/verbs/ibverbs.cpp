@@ -327,10 +327,7 @@ class IbVerbs final : public Verbs {
     ibv_qp* q = qp_of(qpn);
     if (q == nullptr) return EINVAL;
     std::vector<ibv_sge> sg = to_ibv(sges);
-    ibv_recv_wr w{};
-    w.wr_id = wr_id;
-    w.sg_list = sg.data();
-    w.num_sge = static_cast<int>(sg.size());
+    ibv_recv_wr w = recv_wr(wr_id, sg);
     ibv_recv_wr* bad = nullptr;
     return ibv_post_recv(q, &w, &bad);
   }
@@ -338,10 +335,7 @@ class IbVerbs final : public Verbs {
     ibv_srq* s = at(srqs_, srq);
     if (s == nullptr) return EINVAL;
     std::vector<ibv_sge> sg = to_ibv(sges);
-    ibv_recv_wr w{};
-    w.wr_id = wr_id;
-    w.sg_list = sg.data();
-    w.num_sge = static_cast<int>(sg.size());
+    ibv_recv_wr w = recv_wr(wr_id, sg);
     ibv_recv_wr* bad = nullptr;
     return ibv_post_srq_recv(s, &w, &bad);
   }
@@ -421,6 +415,14 @@ class IbVerbs final : public Verbs {
     std::vector<ibv_sge> out;
     for (const Sge& s : sges) out.push_back({s.addr, s.length, s.lkey});
     return out;
+  }
+  // A receive work request over `sg` (which must outlive the post).
+  static ibv_recv_wr recv_wr(std::uint64_t wr_id, std::vector<ibv_sge>& sg) {
+    ibv_recv_wr w{};
+    w.wr_id = wr_id;
+    w.sg_list = sg.data();
+    w.num_sge = static_cast<int>(sg.size());
+    return w;
   }
   // RoCE addresses are GIDs: every address vector has a GRH (IBA Vol. 1 Annex A17.4).
   ibv_ah_attr ah_attr(const qp::AddressVector& v) const {

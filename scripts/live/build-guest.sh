@@ -46,7 +46,7 @@ die() {
 
 [ "$(id -u)" -eq 0 ] || die "debootstrap needs root"
 for tool in debootstrap mkfs.ext4 sha256sum; do
-  command -v "$tool" >/dev/null || die "$tool missing (run scripts/live/install-deps.sh)"
+  command -v "$tool" >/dev/null || die "$tool missing (run scripts/install-deps.sh live)"
 done
 
 host_mirror() {

@@ -4,7 +4,7 @@
 #
 #   live.sh ROCECERT
 #
-#   1. host packages (install-deps.sh), the guest (build-guest.sh, cached in LIVE_DIR);
+#   1. host packages (scripts/install-deps.sh live), the guest (build-guest.sh, cached in LIVE_DIR);
 #   2. one boot of the guest running guest-vectors.sh: `rocecert vectors run --dut
 #      verbs:rxe_a,rxe_b --events` over the selected vectors, tcpdump on the veth throughout;
 #   3. on the host: the capture cut per vector (split-by-events.py), then for each vector
@@ -56,7 +56,7 @@ die() {
 [ -x "$rocecert" ] || die "$rocecert is not an executable (make build)"
 
 t_all=$(now_ms)
-bash "$here/install-deps.sh"
+bash "$here/../install-deps.sh" live
 t=$(now_ms)
 bash "$here/build-guest.sh"
 guest_build_ms=$(($(now_ms) - t))

@@ -43,7 +43,7 @@ for f in vmlinuz initrd.img rootfs.img; do
   [ -f "$live_dir/$f" ] || die "$live_dir/$f missing (run scripts/live/build-guest.sh)"
 done
 [ -f "$guest_script" ] || die "no guest script $guest_script"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/live/install-deps.sh)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/install-deps.sh live)"
 
 mkdir -p "$share"
 share=$(cd "$share" && pwd)

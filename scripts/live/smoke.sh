@@ -3,7 +3,7 @@
 #
 #   smoke.sh ROCECERT
 #
-#   1. host packages (scripts/live/install-deps.sh), the guest (build-guest.sh, cached);
+#   1. host packages (scripts/install-deps.sh live), the guest (build-guest.sh, cached);
 #   2. one boot of the guest (run-guest.sh) running guest-smoke.sh: two rxe devices on a
 #      veth pair, ibv_rc_pingpong / ib_write_bw / ib_read_bw between them, one pcap each;
 #   3. `ROCECERT check --profile rxe` on every pcap, and a table capture x verdict.
@@ -41,7 +41,7 @@ secs() { printf '%d.%01d' $(($1 / 1000)) $((($1 % 1000) / 100)); }
 }
 
 t_all=$(now_ms)
-bash "$here/install-deps.sh"
+bash "$here/../install-deps.sh" live
 
 t=$(now_ms)
 bash "$here/build-guest.sh"
