@@ -19,7 +19,7 @@
 #               `rocecert check --profile rxe --setup --events`, a table vectors x verdicts;
 #               fails on a FAIL that is neither declared nor a known rxe bug (docs/live.md)
 #   make live-full  `make live`, then the same set again under netem loss, duplication and
-#               reordering on the veth (LIVE_FULL_NETEM); longer, not in CI
+#               delay with reordering on the veth (LIVE_FULL_NETEM); longer, not in CI
 JOBS    ?= 2
 BUILD   ?= build
 CMAKE   ?= cmake
@@ -98,9 +98,9 @@ live-smoke: build
 live: build
 	LIVE_DIR=$(BUILD)/live bash scripts/live/live.sh $(BUILD)/release/apps/rocecert/rocecert
 
-# Each fault plan of LIVE_FULL_NETEM (";"-separated netem arguments, on both veth ends) is one
-# more run of the whole set, in LIVE_DIR/run-N.
-LIVE_FULL_NETEM ?= loss 2%;duplicate 2%;delay 1ms 1ms reorder 10%
+# Each fault plan of LIVE_FULL_NETEM (";"-separated WHERE:NETEM, WHERE va, vb or both; see
+# scripts/live/live-full.sh) is one more run of the whole set, in LIVE_DIR/run-N.
+LIVE_FULL_NETEM ?= both:loss 2%;both:duplicate 2%;vb:delay 1ms 1ms reorder 10%
 live-full: live
 	bash scripts/live/live-full.sh $(BUILD)/release/apps/rocecert/rocecert "$(LIVE_FULL_NETEM)" $(BUILD)/live
 
