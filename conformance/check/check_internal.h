@@ -53,6 +53,9 @@ struct Pkt {
   // RC requests: the generation of the rkey they name (KeyEpochs::get), set by the checker when
   // it hands the request to its stream, so that every stream sees one order of invalidations.
   std::uint32_t key_epoch = 0;
+  // RC requests: the --events log shows the sending QP in ERR (or RESET) before the tap saw this
+  // frame, so it left the QP before that and was held up on the way (a QP in ERR sends nothing).
+  bool sender_stopped = false;
 
   std::uint32_t psn() const { return bth.psn; }
   bool has(wire::Header h) const { return op != nullptr && op->has(h); }

@@ -171,9 +171,12 @@ struct Checker::Impl {
         golden(opts) {
     if (opts.events)
       for (const Event& ev : opts.events->events)
-        if (ev.kind == Event::Kind::QpState && ev.name == "RESET" && ev.qpn && ev.t_ns)
-          resets[{ev.host, *ev.qpn}].push_back(*ev.t_ns);
+        if (ev.kind == Event::Kind::QpState && ev.qpn && ev.t_ns) {
+          if (ev.name == "RESET") resets[{ev.host, *ev.qpn}].push_back(*ev.t_ns);
+          states[{ev.host, *ev.qpn}].emplace_back(*ev.t_ns, ev.name == "ERR" || ev.name == "RESET");
+        }
     for (auto& [qp, times] : resets) std::sort(times.begin(), times.end());
+    for (auto& [qp, list] : states) std::stable_sort(list.begin(), list.end());
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
     if (opts.jobs >= 2 && !opts.reconstruct_only) {
@@ -220,6 +223,19 @@ struct Checker::Impl {
   // When the --events log shows each QP end going to RESET, and the streams a reset ended.
   std::unordered_map<EndpointKey, std::vector<std::int64_t>, EndpointHash> resets;
   std::vector<std::unique_ptr<detail::Stream>> retired;
+  // Every QP state the log gives each QP end, in time order: (t_ns, ERR or RESET).
+  std::unordered_map<EndpointKey, std::vector<std::pair<std::int64_t, bool>>, EndpointHash> states;
+
+  // Whether the last state the log gives the requester QP before `p` reached the tap is ERR or
+  // RESET: then `p` left it earlier and was delayed on the way.
+  bool sender_stopped(const StreamEntry& e, const Pkt& p) const {
+    if (states.empty() || !e.requester_qpn) return false;
+    const auto it = states.find({e.requester.b, *e.requester_qpn});
+    if (it == states.end()) return false;
+    const auto after = std::lower_bound(it->second.begin(), it->second.end(),
+                                        std::pair<std::int64_t, bool>{p.ts, false});
+    return after != it->second.begin() && std::prev(after)->second;
+  }
 
   // ------------------------------------------------------------------------------ streams
 
@@ -502,6 +518,13 @@ struct Checker::Impl {
       else if (q.has(wire::Header::AtomicEth))
         q.key_epoch = keys.get(q.dst, q.atomic.rkey, q.ts);
       if (q.has(wire::Header::Ieth)) keys.invalidate(q.dst, q.ieth.rkey);
+      q.sender_stopped = sender_stopped(e, q);
+      restart_after_reset(e, q);
+      return run(e, detail::Shards::Kind::Request, q, hears_all);
+    }
+    if (sender_stopped(e, p)) {
+      Pkt q = p;
+      q.sender_stopped = true;
       restart_after_reset(e, q);
       return run(e, detail::Shards::Kind::Request, q, hears_all);
     }

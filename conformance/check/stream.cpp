@@ -390,7 +390,11 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
     // resend at all, mean the requester ignored it (docs/spec-notes.md §4.3, §5.3).
     j_->checked(RuleId::PsnRetransmit, conn_);
     const auto grace = static_cast<std::int64_t>(j_->options().profile.fatal_nak_grace_ns);
-    if (p.ts > nak_wait_->not_before + grace) {
+    if (p.sender_stopped) {
+      // The requester's log shows it in ERR before this packet reached the tap: it was sent
+      // before, held up on the way, and the QP sends nothing more (a resend is not due).
+      nak_wait_.reset();
+    } else if (p.ts > nak_wait_->not_before + grace) {
       // While a retry it started is still in progress (no message completed since), a
       // requester may leave the NAK to that retry's timer: rxe does (profiles/rxe.json).
       j_->violation(

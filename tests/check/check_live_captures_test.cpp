@@ -98,6 +98,19 @@ TEST(CheckLiveVectors, AKeyDeregisteredInTheLogIsNoLongerTheSetups) {
   EXPECT_TRUE(r.noted("the --events log changed rkey")) << describe(r.report);
 }
 
+TEST(CheckLiveVectors, ARequestHeldUpAfterItsQpWentToErrDidNotIgnoreTheNak) {
+  // netem delayed requests between rxe and the tap (make live-full, delay on va): PSN 2 reached
+  // the tap 1.4 ms after a NAK, beyond rxe's 1 ms grace, but the log shows the program moved the
+  // QP to ERR before the NAK even reached the tap: the packet left before, and no resend is due.
+  const LiveRun with("bugs_sq-flushed-in-err-00_va_delay");
+  EXPECT_EQ(with.report.verdict, Verdict::PASS) << describe(with.report);
+  const LiveRun without("bugs_sq-flushed-in-err-00_va_delay", false, true);
+  EXPECT_EQ(without.report.verdict, Verdict::FAIL) << describe(without.report);
+  ASSERT_EQ(without.report.violations.size(), 1u) << describe(without.report);
+  EXPECT_EQ(without.report.violations[0].rule, RuleId::PsnRetransmit);
+  EXPECT_EQ(without.report.violations[0].cause, "ignored_nak");
+}
+
 TEST(CheckLiveVectors, NoResponderResourcesInTheSetupMeansEveryReadIsRefused) {
   // max_dest_rd_atomic 0: rxe NAKs the READ invalid request, and so does the golden replay.
   const LiveRun r("errors_rc-resp-no-resources-rd-atomic-rxe-00");
