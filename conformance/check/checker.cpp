@@ -17,6 +17,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -171,12 +172,13 @@ struct Checker::Impl {
         golden(opts) {
     if (opts.events)
       for (const Event& ev : opts.events->events)
-        if (ev.kind == Event::Kind::QpState && ev.qpn && ev.t_ns) {
-          if (ev.name == "RESET") resets[{ev.host, *ev.qpn}].push_back(*ev.t_ns);
-          states[{ev.host, *ev.qpn}].emplace_back(*ev.t_ns, ev.name == "ERR" || ev.name == "RESET");
-        }
-    for (auto& [qp, times] : resets) std::sort(times.begin(), times.end());
-    for (auto& [qp, list] : states) std::stable_sort(list.begin(), list.end());
+        if (ev.kind == Event::Kind::QpState && ev.qpn && ev.t_ns)
+          states[{ev.host, *ev.qpn}].push_back({*ev.t_ns, ev.name == "RESET" ? LoggedState::RESET
+                                                          : ev.name == "ERR" ? LoggedState::ERR
+                                                                             : LoggedState::OTHER});
+    for (auto& [qp, list] : states)
+      std::stable_sort(list.begin(), list.end(),
+                       [](const LoggedState& a, const LoggedState& b) { return a.t < b.t; });
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
     if (opts.jobs >= 2 && !opts.reconstruct_only) {
@@ -220,11 +222,26 @@ struct Checker::Impl {
   std::vector<std::pair<Pkt, ConnIndex>> unmarked_cnps;  // CNPs with no CE mark before them
   std::uint64_t truncated = 0;
   std::uint64_t first_truncated = 0;
-  // When the --events log shows each QP end going to RESET, and the streams a reset ended.
-  std::unordered_map<EndpointKey, std::vector<std::int64_t>, EndpointHash> resets;
+  // Every QP state the --events log gives each QP end, in time order; the streams a logged
+  // reset ended.
+  struct LoggedState {
+    enum Kind : std::uint8_t { OTHER, ERR, RESET };
+    std::int64_t t = 0;
+    Kind kind = OTHER;
+  };
+  std::unordered_map<EndpointKey, std::vector<LoggedState>, EndpointHash> states;
   std::vector<std::unique_ptr<detail::Stream>> retired;
-  // Every QP state the log gives each QP end, in time order: (t_ns, ERR or RESET).
-  std::unordered_map<EndpointKey, std::vector<std::pair<std::int64_t, bool>>, EndpointHash> states;
+
+  // The logged states of a QP end from time `from` on (or none).
+  std::span<const LoggedState> states_from(const IpAddr& host, std::uint32_t qpn,
+                                           std::int64_t from) const {
+    const auto it = states.find({host.b, qpn});
+    if (it == states.end()) return {};
+    const auto first =
+        std::lower_bound(it->second.begin(), it->second.end(), from,
+                         [](const LoggedState& s, std::int64_t t) { return s.t < t; });
+    return {first, it->second.end()};
+  }
 
   // Whether the last state the log gives the requester QP before `p` reached the tap is ERR or
   // RESET: then `p` left it earlier and was delayed on the way.
@@ -232,9 +249,9 @@ struct Checker::Impl {
     if (states.empty() || !e.requester_qpn) return false;
     const auto it = states.find({e.requester.b, *e.requester_qpn});
     if (it == states.end()) return false;
-    const auto after = std::lower_bound(it->second.begin(), it->second.end(),
-                                        std::pair<std::int64_t, bool>{p.ts, false});
-    return after != it->second.begin() && std::prev(after)->second;
+    const std::size_t before =
+        it->second.size() - states_from(e.requester, *e.requester_qpn, p.ts).size();
+    return before > 0 && it->second[before - 1].kind != LoggedState::OTHER;
   }
 
   // ------------------------------------------------------------------------------ streams
@@ -279,15 +296,16 @@ struct Checker::Impl {
   // outstanding (IBA Vol. 1 §10.3.1: Reset clears the QP's queues and state). The stream ends
   // there, as at the end of the capture, and a new one goes on with the same connection.
   void restart_after_reset(StreamEntry& e, const Pkt& p) {
-    if (resets.empty()) return;
+    if (states.empty()) return;
     const std::optional<std::int64_t> last = e.last_ts;
     e.last_ts = p.ts;
     if (!last) return;
     const auto reset_between = [&](const IpAddr& host, std::uint32_t qpn) {
-      const auto it = resets.find({host.b, qpn});
-      if (it == resets.end()) return false;
-      const auto t = std::upper_bound(it->second.begin(), it->second.end(), *last);
-      return t != it->second.end() && *t < p.ts;
+      for (const LoggedState& s : states_from(host, qpn, *last + 1)) {
+        if (s.t >= p.ts) break;
+        if (s.kind == LoggedState::RESET) return true;
+      }
+      return false;
     };
     if (!reset_between(e.responder, e.responder_qpn) &&
         !(e.requester_qpn && reset_between(e.requester, *e.requester_qpn)))
@@ -507,29 +525,25 @@ struct Checker::Impl {
       const auto u = unpaired_between.find(flow_key(e.responder, e.requester, 0));
       hears_all = u == unpaired_between.end() || u->second == 0;
     }
+    restart_after_reset(e, p);
+    // What the checker adds to the packet for its stream; copied only when there is something.
     // The rkey's generation, here in capture order for every stream to a host (stream.h).
     // Every SEND WITH INVALIDATE of an RC stream starts a new one, resends included.
-    if (e.transport == wire::Transport::RC && p.op->transport == wire::Transport::RC &&
-        (p.has(wire::Header::Reth) || p.has(wire::Header::AtomicEth) ||
-         p.has(wire::Header::Ieth))) {
-      Pkt q = p;
+    const bool keyed =
+        e.transport == wire::Transport::RC && p.op->transport == wire::Transport::RC &&
+        (p.has(wire::Header::Reth) || p.has(wire::Header::AtomicEth) || p.has(wire::Header::Ieth));
+    const bool stopped = sender_stopped(e, p);
+    if (!keyed && !stopped) return run(e, detail::Shards::Kind::Request, p, hears_all);
+    Pkt q = p;
+    q.sender_stopped = stopped;
+    if (keyed) {
       if (q.has(wire::Header::Reth))
         q.key_epoch = keys.get(q.dst, q.reth.rkey, q.ts);
       else if (q.has(wire::Header::AtomicEth))
         q.key_epoch = keys.get(q.dst, q.atomic.rkey, q.ts);
       if (q.has(wire::Header::Ieth)) keys.invalidate(q.dst, q.ieth.rkey);
-      q.sender_stopped = sender_stopped(e, q);
-      restart_after_reset(e, q);
-      return run(e, detail::Shards::Kind::Request, q, hears_all);
     }
-    if (sender_stopped(e, p)) {
-      Pkt q = p;
-      q.sender_stopped = true;
-      restart_after_reset(e, q);
-      return run(e, detail::Shards::Kind::Request, q, hears_all);
-    }
-    restart_after_reset(e, p);
-    run(e, detail::Shards::Kind::Request, p, hears_all);
+    run(e, detail::Shards::Kind::Request, q, hears_all);
   }
   void process_response(const Pkt& p, ResponseFlow& rf) {
     if (rf.stream) {

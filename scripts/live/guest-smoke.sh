@@ -55,7 +55,7 @@ wait_listen() { # PORT: until a server listens on it (5 s at most)
 
 # run_case NAME SERVER_CMD... -- CLIENT_CMD...
 run_case() {
-  local name=$1 srv=() cli=() netem=() spid src=0 crc=0 t0 t1 captured filtered
+  local name=$1 srv=() cli=() spid src=0 crc=0 t0 t1 captured filtered
   shift
   while [ "$1" != -- ]; do
     srv+=("$1")
@@ -65,14 +65,7 @@ run_case() {
   cli=("$@")
   if [ -n "$CASES" ] && [[ " $CASES " != *" $name "* ]]; then return 0; fi
 
-  if [ -n "$NETEM_VA" ]; then
-    read -ra netem <<<"$NETEM_VA"
-    tc qdisc add dev va root netem "${netem[@]}"
-  fi
-  if [ -n "$NETEM_VB" ]; then
-    read -ra netem <<<"$NETEM_VB"
-    tc qdisc add dev vb root netem "${netem[@]}"
-  fi
+  netem_on "$NETEM_VA" "$NETEM_VB"
   # The capture goes to tmpfs first: 9p writes are slow under TCG and would hold tcpdump back.
   start_capture "/tmp/$name.pcap"
   t0=$(cut -d' ' -f1 /proc/uptime)
@@ -84,8 +77,7 @@ run_case() {
   t1=$(cut -d' ' -f1 /proc/uptime)
   sleep 0.3
   stop_capture
-  tc qdisc del dev va root 2>/dev/null || true
-  tc qdisc del dev vb root 2>/dev/null || true
+  netem_off
   cp "/tmp/$name.pcap" "$out/$name.pcap"
   captured=$(tcpdump_count captured)
   filtered=$(tcpdump_count 'received by filter')

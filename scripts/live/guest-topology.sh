@@ -2,7 +2,8 @@
 # The live guest's network and capture, sourced by the guest scripts (guest-smoke.sh,
 # guest-vectors.sh) from the share, where the host puts it as /live/topology.sh (docs/live.md).
 # Sourcing it builds the network and sets `ga`/`gb` (the devices' GID indexes); it defines
-# `start_capture FILE` and `stop_capture` (tcpdump on va) and `tcpdump_count`. Needs `log`.
+# `start_capture FILE` and `stop_capture` (tcpdump on va), `tcpdump_count`, and `netem_on VA VB`
+# / `netem_off` (netem arguments for va's and vb's egress; empty: none). Needs `log`.
 #
 # Network (all in the root namespace: rdma_rxe in 6.1 opens its UDP 4791 socket and routes
 # only in init_net, so the devices cannot be split into two namespaces):
@@ -113,3 +114,19 @@ stop_capture() {
   wait "$tcpdump_pid" || true
 }
 
+# ---------------------------------------------------------------- faults
+netem_on() { # VA_ARGS VB_ARGS
+  local args=()
+  if [ -n "$1" ]; then
+    read -ra args <<<"$1"
+    tc qdisc add dev va root netem "${args[@]}"
+  fi
+  if [ -n "$2" ]; then
+    read -ra args <<<"$2"
+    tc qdisc add dev vb root netem "${args[@]}"
+  fi
+}
+netem_off() {
+  tc qdisc del dev va root 2>/dev/null || true
+  tc qdisc del dev vb root 2>/dev/null || true
+}

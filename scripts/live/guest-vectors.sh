@@ -33,15 +33,7 @@ log() { echo "[live $(cut -d' ' -f1 /proc/uptime)] $*"; }
 # shellcheck disable=SC1091
 . /live/topology.sh
 
-netem=()
-if [ -n "$NETEM_VA" ]; then
-  read -ra netem <<<"$NETEM_VA"
-  tc qdisc add dev va root netem "${netem[@]}"
-fi
-if [ -n "$NETEM_VB" ]; then
-  read -ra netem <<<"$NETEM_VB"
-  tc qdisc add dev vb root netem "${netem[@]}"
-fi
+netem_on "$NETEM_VA" "$NETEM_VB"
 [ -z "$NETEM_VA$NETEM_VB" ] || log "netem: va '$NETEM_VA', vb '$NETEM_VB'"
 
 # One capture for the whole run: starting and draining tcpdump per vector would cost more than

@@ -46,28 +46,20 @@ areas="opcodes transitions errors bugs boundary reliability"
 selection=${LIVE_VECTORS:-$areas}
 
 log() { echo "[live $(date -u +%T)] $*"; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-secs() { printf '%d.%01d' $(($1 / 1000)) $((($1 % 1000) / 100)); }
 die() {
   echo "live: error: $*" >&2
   exit 1
 }
+# shellcheck source=scripts/live/host-steps.sh
+. "$here/host-steps.sh"
 
-[ -x "$rocecert" ] || die "$rocecert is not an executable (make build)"
+prepare_host "$rocecert"
 
-t_all=$(now_ms)
-bash "$here/../install-deps.sh" live
-t=$(now_ms)
-bash "$here/build-guest.sh"
-guest_build_ms=$(($(now_ms) - t))
-
-# The share: rocecert, the topology, the selected vectors (with their pcaps, which the loader
-# does not need but a reader of the share may), the parameters.
+# The share: rocecert, the topology, the selected vectors, the parameters.
 rm -rf "$run"
-mkdir -p "$run/share/vectors" "$run/pcap" "$run/check"
 share=$run/share
-cp "$rocecert" "$share/rocecert"
-cp "$here/guest-topology.sh" "$share/topology.sh"
+prepare_share "$share" "$rocecert"
+mkdir -p "$share/vectors" "$run/pcap" "$run/check"
 count=0
 for item in $selection; do
   if [ -d "$root/vectors/$item" ]; then
@@ -88,12 +80,7 @@ log "$count vectors selected: $selection"
   printf 'NETEM_VB=%q\n' "${LIVE_NETEM_VB:-}"
 } >"$share/params"
 
-t=$(now_ms)
-guest_ok=1
-bash "$here/run-guest.sh" "$here/guest-vectors.sh" "$share" || guest_ok=0
-guest_ms=$(($(now_ms) - t))
-# shellcheck disable=SC1091
-[ -f "$share/run-guest.times" ] && . "$share/run-guest.times"
+boot_guest "$here/guest-vectors.sh" "$share"
 out=$share/out
 [ -f "$out/verbs.json" ] || die "the guest wrote no verbs report (see $share/guest.log)"
 

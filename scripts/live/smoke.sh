@@ -32,25 +32,16 @@ share=$live_dir/smoke
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
 
 log() { echo "[live/smoke $(date -u +%T)] $*"; }
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
-secs() { printf '%d.%01d' $(($1 / 1000)) $((($1 % 1000) / 100)); }
-
-[ -x "$rocecert" ] || {
-  echo "live/smoke: error: $rocecert is not an executable (make build)" >&2
+die() {
+  echo "live/smoke: error: $*" >&2
   exit 1
 }
+# shellcheck source=scripts/live/host-steps.sh
+. "$here/host-steps.sh"
 
-t_all=$(now_ms)
-bash "$here/../install-deps.sh" live
-
-t=$(now_ms)
-bash "$here/build-guest.sh"
-guest_build_ms=$(($(now_ms) - t))
-
-rm -rf "$share"
+prepare_host "$rocecert"
+prepare_share "$share" "$rocecert" # guest-smoke.sh checks that rocecert runs in the guest
 mkdir -p "$share/check"
-cp "$rocecert" "$share/rocecert" # the guest runs it too (guest-smoke.sh checks that it can)
-cp "$here/guest-topology.sh" "$share/topology.sh"
 {
   printf 'CASES=%q\n' "${LIVE_CASES:-}"
   printf 'NETEM_VA=%q\n' "${LIVE_NETEM_VA:-}"
@@ -58,12 +49,7 @@ cp "$here/guest-topology.sh" "$share/topology.sh"
   printf 'TOOL_TIMEOUT=%q\n' "${LIVE_TOOL_TIMEOUT:-60}"
 } >"$share/params"
 
-t=$(now_ms)
-guest_ok=1
-bash "$here/run-guest.sh" "$here/guest-smoke.sh" "$share" || guest_ok=0
-guest_ms=$(($(now_ms) - t))
-# shellcheck disable=SC1091
-[ -f "$share/run-guest.times" ] && . "$share/run-guest.times"
+boot_guest "$here/guest-smoke.sh" "$share"
 
 shopt -s nullglob
 pcaps=("$share"/pcap/*.pcap)

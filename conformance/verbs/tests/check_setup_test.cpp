@@ -83,12 +83,7 @@ TEST(VerbsCheckSetup, AWindowIsListedWithTheRkeyItsBindGave) {
 
 TEST(VerbsCheckSetup, ARefusedRegionGetsNoNumber) {
   // A reg_mr the vector expects to be refused makes no region: the setup does not list it.
-  std::string text = testing::read_text(testing::vector_path("opcodes/rc-rdma-write-1pkt-00"));
-  const std::size_t at = text.rfind('{', text.find("\"as\": \"mrA\""));
-  text.insert(at,
-              "{\"op\": \"reg_mr\", \"pd\": \"pdA\", \"as\": \"mrHuge\", \"addr\": "
-              "\"0x100000000\", \"length\": 1099511627776, \"access\": [\"LOCAL_WRITE\"], "
-              "\"expect_error\": \"INDEX_EXHAUSTED\"},\n");
+  const std::string text = testing::with_refused_huge_region();
   Played run{vectors::parse(text, "huge.json")};
   run.a.refuse("reg_mr", ENOMEM);  // INDEX_EXHAUSTED is ENOMEM
   play_and_read_setup(run, text);

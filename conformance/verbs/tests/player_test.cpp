@@ -248,13 +248,7 @@ TEST(VerbsPlayer, AStepNamingAnObjectItsDeviceRefusedIsSkippedAndNamed) {
 TEST(VerbsPlayer, ARegionExpectedToBeRefusedGetsNoHostMemory) {
   // A 1 TiB region the vector expects to be refused: its registration tests the refusal, so the
   // host is not asked for the memory; the device's refusal is what the vector expects.
-  std::string text = testing::read_text(testing::vector_path("opcodes/rc-rdma-write-1pkt-00"));
-  const std::size_t at = text.rfind('{', text.find("\"as\": \"mrA\""));
-  text.insert(at,
-              "{\"op\": \"reg_mr\", \"pd\": \"pdA\", \"as\": \"mrHuge\", \"addr\": "
-              "\"0x100000000\", \"length\": 1099511627776, \"access\": [\"LOCAL_WRITE\"], "
-              "\"expect_error\": \"INDEX_EXHAUSTED\"},\n");
-  const vectors::Loaded v = vectors::parse(text, "huge.json");
+  const vectors::Loaded v = vectors::parse(testing::with_refused_huge_region(), "huge.json");
   FakeVerbs a(fake_host(1)), b(fake_host(2));
   a.refuse("reg_mr", ENOMEM);  // INDEX_EXHAUSTED is ENOMEM
   const PlayResult r = Player(v.scenario, {{"A", &a}, {"B", &b}}).play();

@@ -26,6 +26,18 @@ inline vectors::Loaded load(const std::string& id) {
   return vectors::load(vector_path(id));
 }
 
+// rc-rdma-write-1pkt-00 with a region of 1 TiB before mrA that the vector expects to be refused
+// (INDEX_EXHAUSTED, which is ENOMEM): the text, to parse.
+inline std::string with_refused_huge_region() {
+  std::string text = read_text(vector_path("opcodes/rc-rdma-write-1pkt-00"));
+  const std::size_t at = text.rfind('{', text.find("\"as\": \"mrA\""));
+  text.insert(at,
+              "{\"op\": \"reg_mr\", \"pd\": \"pdA\", \"as\": \"mrHuge\", \"addr\": "
+              "\"0x100000000\", \"length\": 1099511627776, \"access\": [\"LOCAL_WRITE\"], "
+              "\"expect_error\": \"INDEX_EXHAUSTED\"},\n");
+  return text;
+}
+
 // Everything the committed vectors need, as Soft-RoCE offers it (MW, atomics, SRQ, ...).
 inline DeviceCaps rxe_like_caps() {
   DeviceCaps c;
