@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "rocecert/proofs/trace_keys.h"  // kSolverTimeoutMs
+#include "rocecert/proofs/trace_keys.h"  // kSolverResourceLimit
 
 namespace rocecert::proofs::trace::detail {
 
@@ -15,7 +15,7 @@ z3::solver& lia_solver() {
   thread_local z3::solver s = [] {
     z3::solver made(context(), "QF_LIA");
     z3::params limits(context());
-    limits.set("timeout", kSolverTimeoutMs);
+    limits.set("rlimit", kSolverResourceLimit);
     made.set(limits);
     return made;
   }();

@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <map>
 
-#include "rocecert/proofs/trace_keys.h"  // kSolverTimeoutMs, kMaxMinimisationSteps
+#include "rocecert/proofs/trace_keys.h"  // kSolverResourceLimit, kMaxMinimisationSteps
 #include "trace_context.h"
 
 namespace rocecert::proofs::trace {

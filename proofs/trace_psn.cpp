@@ -12,7 +12,7 @@
 #include <map>
 #include <set>
 
-#include "rocecert/proofs/trace_keys.h"  // kSolverTimeoutMs, kMaxMinimisationSteps
+#include "rocecert/proofs/trace_keys.h"  // kSolverResourceLimit, kMaxMinimisationSteps
 #include "trace_context.h"
 
 namespace rocecert::proofs::trace {

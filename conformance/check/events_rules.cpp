@@ -131,7 +131,7 @@ void judge_arbitration_z3(Judge& j, const Events& events, const Completions& wcs
   if (!verdict.decided) {
     j.note(NoteKind::Assumption, std::nullopt, 0,
            fmt::format("z3.arbitration not decided: the solver gave no answer on the {} "
-                       "completions of {} (time limit or failure)",
+                       "completions of {} (resource limit or failure)",
                        facts.size(), events.file));
     return;
   }

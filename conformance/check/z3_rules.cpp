@@ -100,7 +100,7 @@ void Stream::judge_keys_z3() {
   if (!verdict.decided) {
     j_->note(NoteKind::Assumption, conn_, 0,
              fmt::format("z3.key not decided: the solver gave no answer on the {} accesses of "
-                         "the connection (time limit or failure)",
+                         "the connection (resource limit or failure)",
                          key_answers_.size()));
     return;
   }
@@ -163,7 +163,7 @@ void Stream::judge_psn_z3(bool last) {
   if (!verdict.decided) {
     j_->note(NoteKind::Assumption, conn_, 0,
              fmt::format("z3.psn not decided: the solver gave no answer on {} facts of the "
-                         "connection (time limit or failure)",
+                         "connection (resource limit or failure)",
                          psn_facts_.size()));
   } else if (verdict.consistent && !verdict.set_aside.empty()) {
     std::string frames;

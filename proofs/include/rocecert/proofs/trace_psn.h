@@ -40,7 +40,7 @@ struct PsnObservation {
 };
 
 struct PsnJudgement {
-  bool decided = true;  // false: the solver ran out of time (consistent is then true)
+  bool decided = true;  // false: the solver ran out of its resource limit (consistent is then true)
   bool consistent = true;
   // When not: a minimal set of groups that no history satisfies together, with at most
   // capture_errors of them set aside.
