@@ -128,6 +128,10 @@ Pkt make_pkt(const wire::ParsedFrame& f, std::uint64_t frame, std::int64_t ts) {
 std::size_t shard_count(unsigned jobs) {
   return jobs >= 2 ? jobs - 1 : 0;
 }
+// At the end of the capture this thread has nothing left to do but wait for the shards to finish
+// every stream (the Z3 invariants are decided then: a quarter of a two-job run's time went to
+// one shard alone doing it): one more shard, started then, shares the streams' ends with them.
+constexpr std::size_t kFinishers = 1;
 
 }  // namespace
 
@@ -182,7 +186,8 @@ struct Checker::Impl {
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
     if (opts.jobs >= 2 && !opts.reconstruct_only) {
-      shards = std::make_unique<detail::Shards>(opts, shard_count(opts.jobs), std::uint16_t{1});
+      shards = std::make_unique<detail::Shards>(opts, shard_count(opts.jobs) + kFinishers,
+                                                kFinishers, std::uint16_t{1});
       judge.set_log(&front_log);
     }
   }
@@ -271,7 +276,7 @@ struct Checker::Impl {
     e.budget = &budgets.emplace_back();
     if (shards) {
       e.shard = next_shard;
-      next_shard = (next_shard + 1) % shards->size();
+      next_shard = (next_shard + 1) % shard_count(opts.jobs);
     }
     e.stream = new_stream(e);
     const std::size_t idx = streams.size();
@@ -422,6 +427,7 @@ struct Checker::Impl {
         case detail::Shards::Kind::JoinBudget:
         case detail::Shards::Kind::Release:
         case detail::Shards::Kind::Acquire:
+        case detail::Shards::Kind::FinishPool:
           return;  // sharded checking only
       }
       return;
@@ -778,7 +784,18 @@ struct Checker::Impl {
       if (!rf.stream && !rf.given_up && rf.candidates) give_up(rf, 0, "the capture ended first");
     }
     drain();
-    for (StreamEntry& e : streams) run(e, detail::Shards::Kind::Finish, Pkt{});
+    if (shards) {
+      // Every shard takes streams to finish from one pool (shards.h), each stream after its
+      // shard has run the rest of its work.
+      const bool crowded = streams.size() > detail::GoldenReplay::kModels;
+      std::vector<detail::Shards::Ending> endings;
+      endings.reserve(streams.size());
+      for (StreamEntry& e : streams) endings.push_back({e.stream.get(), ++dispatch, crowded});
+      front_log.at(dispatch, 2);
+      shards->finish_all(std::move(endings));
+    } else {
+      for (StreamEntry& e : streams) run(e, detail::Shards::Kind::Finish, Pkt{});
+    }
     if (shards) {
       shards->close();
       judge.set_log(nullptr);

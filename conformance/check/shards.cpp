@@ -1,6 +1,7 @@
 // Shards (shards.h): a thread per shard, a bounded queue of command batches each.
 #include "shards.h"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <exception>
@@ -21,6 +22,22 @@ struct Shards::Handover {
   void wait() {
     std::unique_lock lock(m);
     cv.wait(lock, [&] { return released; });
+  }
+};
+
+struct Shards::Pool {
+  std::vector<Ending> endings;
+  std::atomic<std::size_t> next{0};
+  std::mutex m;
+  std::condition_variable cv;
+  std::size_t to_arrive = 0;  // capture shards yet to run everything before their FinishPool
+  void arrive() {
+    std::lock_guard lock(m);
+    if (--to_arrive == 0) cv.notify_all();
+  }
+  void wait() {
+    std::unique_lock lock(m);
+    cv.wait(lock, [&] { return to_arrive == 0; });
   }
 };
 
@@ -45,6 +62,7 @@ struct Shards::Shard {
   std::vector<Batch> spare;  // batches come back for reuse: their memory stays warm
   bool closed = false;
   bool abandoned = false;
+  bool arrived = false;        // at the pool of finish_all (this shard's thread only)
   std::exception_ptr failure;  // the first exception of a command (the rest is skipped)
   alignas(64) Batch open;      // filled by the checker's thread
   std::thread thread;
@@ -75,6 +93,27 @@ struct Shards::Shard {
         s.bind(judge, golden);
         c.budget->used += s.budget().used;
         return s.set_budget(*c.budget);
+      case Kind::FinishPool:
+        return finish_from(*c.pool, c.capture);
+    }
+  }
+
+  // FinishPool: `capture` (a shard that ran streams) first says it got there.
+  void finish_from(Pool& pool, bool capture) {
+    if (capture) {
+      pool.arrive();
+      arrived = true;
+    }
+    pool.wait();
+    for (;;) {
+      const std::size_t i = pool.next.fetch_add(1, std::memory_order_relaxed);
+      if (i >= pool.endings.size()) return;
+      const Ending& e = pool.endings[i];
+      log.at(e.dispatch, 1);
+      golden.at(e.dispatch);
+      golden.crowded = e.crowded;
+      e.stream->bind(judge, golden);
+      e.stream->finish();
     }
   }
 
@@ -99,10 +138,13 @@ struct Shards::Shard {
           failure = std::current_exception();
         }
       }
-      // What is skipped still lets a stream go to the shard waiting for it.
+      // What is skipped still lets a stream go to the shard waiting for it, and the finishing
+      // shards to their ends.
       if (skip || failure)
-        for (const Command& c : b)
+        for (const Command& c : b) {
           if (c.kind == Kind::Release) c.handover->release();
+          if (c.kind == Kind::FinishPool && c.capture && !arrived) c.pool->arrive();
+        }
       b.clear();
       std::lock_guard lock(m);
       spare.push_back(std::move(b));
@@ -137,7 +179,9 @@ struct Shards::Shard {
   }
 };
 
-Shards::Shards(const Options& opts, std::size_t n, std::uint16_t first_log_id) {
+Shards::Shards(const Options& opts, std::size_t n, std::size_t finishers,
+               std::uint16_t first_log_id)
+    : finishers_(finishers) {
   for (std::size_t i = 0; i < n; ++i)
     shards_.push_back(std::make_unique<Shard>(opts, static_cast<std::uint16_t>(first_log_id + i)));
 }
@@ -176,6 +220,21 @@ void Shards::move(Stream* s, std::size_t from, std::size_t to, Budget* budget,
   acquire.handover = &h;
   acquire.budget = budget;
   post(to, std::move(acquire));
+}
+
+void Shards::finish_all(std::vector<Ending> endings) {
+  pool_ = std::make_unique<Pool>();
+  pool_->endings = std::move(endings);
+  pool_->to_arrive = shards_.size() - finishers_;
+  for (std::size_t i = 0; i < shards_.size(); ++i) {
+    Command c;
+    c.kind = Kind::FinishPool;
+    c.pool = pool_.get();
+    c.capture = i < shards_.size() - finishers_;
+    post(i, std::move(c));
+  }
+  // Now, not at close(): the shards wait for each other at the pool, and each must start.
+  for (auto& s : shards_) s->push();
 }
 
 void Shards::close() {

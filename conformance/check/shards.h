@@ -4,7 +4,9 @@
 // batches of commands in capture order. A stream stays on its shard, except when the checker
 // pairs it with the other direction of its QP pair on another shard: then it moves there, in
 // order with the work of both shards, so that the two directions share their capture-error
-// budget in the order one thread would use it.
+// budget in the order one thread would use it. At the end, the streams are finished from one
+// pool by every shard, with one more shard (a finisher) that only does that: the checker's
+// thread is idle then (finish_all).
 //
 // Nothing a shard finds goes to the report directly: its Judge logs it with its place in the
 // single-thread order (JudgeLog), its golden replay keeps its findings the same way, and the
@@ -32,24 +34,35 @@ class Shards {
     Finish,
     JoinBudget,
     Release,
-    Acquire
+    Acquire,
+    FinishPool
   };
   struct Handover;  // a stream moving between shards (shards.cpp)
+  struct Pool;      // the streams' ends, shared by all shards (finish_all)
+  // A stream's end (Stream::finish) with the dispatch and golden.crowded it would have had.
+  struct Ending {
+    Stream* stream = nullptr;
+    std::uint64_t dispatch = 0;
+    bool crowded = false;
+  };
   struct Command {
     Stream* stream = nullptr;
     Kind kind = Kind::Request;
     bool hears_all = true;  // Request: Stream::set_hears_all first
     bool crowded = false;   // GoldenReplay::crowded
+    bool capture = false;   // FinishPool: the shard ran streams while the capture was read
     std::uint64_t dispatch = 0;
     Judge::Ticket ticket;          // Corrupted: the wire.icrc violation
     Budget* budget = nullptr;      // JoinBudget, Acquire: the budget the stream joins
     Handover* handover = nullptr;  // Release, Acquire
+    Pool* pool = nullptr;          // FinishPool
     Pkt p;
   };
 
-  // `n` shards, their threads started at the first command. Their JudgeLogs are numbered from
-  // `first_log_id`.
-  Shards(const Options& opts, std::size_t n, std::uint16_t first_log_id);
+  // `n` shards, of which the last `finishers` get no streams while the capture is read and help
+  // finish them at the end (finish_all); threads start at a shard's first command. Their
+  // JudgeLogs are numbered from `first_log_id`.
+  Shards(const Options& opts, std::size_t n, std::size_t finishers, std::uint16_t first_log_id);
   ~Shards();  // a checker dropped before the end: what is queued is dropped, the threads stop
   Shards(const Shards&) = delete;
   Shards& operator=(const Shards&) = delete;
@@ -63,6 +76,12 @@ class Shards {
   // more until `from` has run everything it was given before (no shard ever waits for work
   // given after its own, so this cannot deadlock).
   void move(Stream* s, std::size_t from, std::size_t to, Budget* budget, std::uint64_t dispatch);
+  // Ends every stream of `endings`: each shard, once it has run what it was given before, takes
+  // the next ending not yet taken, binds the stream to its own Judge and GoldenReplay (whose
+  // findings are ordered by dispatch, so which shard runs an ending does not change the report)
+  // and finishes it. Streams' ends cost unevenly (the Z3 decisions), so a pool shares them
+  // better than any split made in advance. To be called once, with no command after it.
+  void finish_all(std::vector<Ending> endings);
   // Runs what is left and stops the threads. Throws what a shard threw.
   void close();
   std::vector<JudgeLog*> logs();
@@ -71,7 +90,9 @@ class Shards {
  private:
   struct Shard;  // shards.cpp
   std::vector<std::unique_ptr<Shard>> shards_;
+  std::size_t finishers_ = 0;
   std::deque<Handover> handovers_;
+  std::unique_ptr<Pool> pool_;
 };
 
 }  // namespace rocecert::check::detail
