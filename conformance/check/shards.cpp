@@ -69,6 +69,7 @@ struct Shards::Shard {
   char pad[64] = {};
 
   void run(const Command& c) {
+    if (c.kind == Kind::FinishPool) return finish_from(*c.pool, c.capture);  // no stream of its own
     log.at(c.dispatch, 1);
     golden.at(c.dispatch);
     golden.crowded = c.crowded;
@@ -94,7 +95,7 @@ struct Shards::Shard {
         c.budget->used += s.budget().used;
         return s.set_budget(*c.budget);
       case Kind::FinishPool:
-        return finish_from(*c.pool, c.capture);
+        return;  // above
     }
   }
 
