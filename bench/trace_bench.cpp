@@ -1,6 +1,7 @@
 // The Z3 trace invariants on one stream (docs/bench.md): what one z3.key decision costs, as a
 // function of the distinct accesses the stream answered. The check's own benchmark
-// (check_bench) shows what a whole capture costs; this one, the solver's share per stream.
+// (check_bench) shows what a whole capture costs; this one, the solver's share per stream. Each
+// decision is also checked: decided within the solver's resource limit, and the right one.
 //   trace_bench [--benchmark_filter=...]
 #include <benchmark/benchmark.h>
 
@@ -25,8 +26,10 @@ std::vector<KeyObservation> consistent_stream(int n) {
 
 void BM_JudgeKeysConsistent(benchmark::State& state) {
   const std::vector<KeyObservation> o = consistent_stream(static_cast<int>(state.range(0)));
-  for (auto _ : state)
-    benchmark::DoNotOptimize(rocecert::proofs::trace::judge_keys(o, {}, std::nullopt));
+  for (auto _ : state) {
+    const auto j = rocecert::proofs::trace::judge_keys(o, {}, std::nullopt);
+    if (!j.decided || !j.consistent) state.SkipWithError("not decided consistent");
+  }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_JudgeKeysConsistent)
@@ -40,8 +43,10 @@ BENCHMARK(BM_JudgeKeysConsistent)
 void BM_JudgeKeysContradiction(benchmark::State& state) {
   std::vector<KeyObservation> o = consistent_stream(static_cast<int>(state.range(0)));
   o.back().va = 4096 + 64;
-  for (auto _ : state)
-    benchmark::DoNotOptimize(rocecert::proofs::trace::judge_keys(o, {}, std::nullopt));
+  for (auto _ : state) {
+    const auto j = rocecert::proofs::trace::judge_keys(o, {}, std::nullopt);
+    if (!j.decided || j.consistent) state.SkipWithError("not decided a contradiction");
+  }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_JudgeKeysContradiction)
@@ -71,7 +76,10 @@ std::vector<rocecert::proofs::trace::PsnObservation> naks(int n, bool back) {
 
 void BM_JudgePsn(benchmark::State& state) {
   const auto o = naks(static_cast<int>(state.range(0)), state.range(1) != 0);
-  for (auto _ : state) benchmark::DoNotOptimize(rocecert::proofs::trace::judge_psn(o, 0));
+  for (auto _ : state) {
+    const auto j = rocecert::proofs::trace::judge_psn(o, 0);
+    if (!j.decided || j.consistent == (state.range(1) != 0)) state.SkipWithError("wrong decision");
+  }
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_JudgePsn)
