@@ -4,13 +4,27 @@
 # (coverage and UBSan only: about 4x as many executions a second), on FUZZ_WORKERS processes,
 # from the seeds of the test suite plus what earlier campaigns kept; then every input of the
 # grown corpus is run once more under ASan/UBSan (the build of `make test`).
+# Each run is added to OUT_DIR/ledger.tsv under the code it fuzzed (a hash of the source trees
+# the targets are built from, so that a change to the docs does not start the count again), and
+# the executions each target has had on the code as it is are printed: a campaign may be run in
+# several parts (FUZZ_SECONDS bounds each) and still add up to FUZZ_RUNS on one code.
 # Usage: scripts/fuzz-campaign.sh FAST_BUILD ASAN_BUILD OUT_DIR
 set -euo pipefail
 fast=$1 asan=$2 out=$3
 runs=${FUZZ_RUNS:-10000000}
 workers=${FUZZ_WORKERS:-1}
+seconds=${FUZZ_SECONDS:-0}  # 0: no time bound, each process runs its share of FUZZ_RUNS
 targets=${FUZZ_TARGETS:-fuzz_check fuzz_events fuzz_decode fuzz_pcap_reader fuzz_scenario fuzz_fault_rule fuzz_vector}
 mkdir -p "$out"
+code_dirs=(CMakeLists.txt cmake refmodel conformance proofs pcap_tools fuzz)
+code=$(git rev-parse "${code_dirs[@]/#/HEAD:}" | sha1sum | cut -c1-12)
+git diff --quiet HEAD -- "${code_dirs[@]}" || code="$code-dirty"
+ledger="$out/ledger.tsv"
+[[ -f $ledger ]] || printf 'date\tcode\tcommit\ttarget\texecutions\tworkers\tseconds\tresult\n' > "$ledger"
+# The executions of target $1 recorded in the ledger for this code, findings or not.
+on_this_code() {
+  awk -F'\t' -v c="$code" -v t="$1" 'NR > 1 && $2 == c && $4 == t { n += $5 } END { print n + 0 }' "$ledger"
+}
 # The seeds: the fuzz suite's fixture writes them into the ASan build's corpus folders.
 (cd "$asan" && ctest -R '^fuzz_seeds$' --output-on-failure >/dev/null)
 for t in $targets; do
@@ -26,20 +40,30 @@ for t in $targets; do
   echo "== $t: $runs executions on $workers process(es), corpus $corpus"
   per=$(( (runs + workers - 1) / workers ))
   pids=()
+  [[ $seconds != 0 ]] && extra+=(-max_total_time="$seconds")
+  started=$(date +%s)
   for w in $(seq 1 "$workers"); do
-    "$fast/fuzz/$t" -runs="$per" -seed="$w" -timeout=30 -rss_limit_mb=2048 -print_final_stats=1 \
-      -artifact_prefix="$out/crashes_${t#fuzz_}/" "${extra[@]}" "$corpus" "$seeds" \
-      > "$out/$t.$w.log" 2>&1 &
+    # A seed of its own for each part of a campaign, so that parts do not repeat each other.
+    "$fast/fuzz/$t" -runs="$per" -seed="$((started % 100000 * 8 + w))" -timeout=30 \
+      -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$out/crashes_${t#fuzz_}/" \
+      "${extra[@]}" "$corpus" "$seeds" > "$out/$t.$w.log" 2>&1 &
     pids+=($!)
   done
   status=0
   for p in "${pids[@]}"; do wait "$p" || status=1; done
   grep -h -E 'stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$out/$t".*.log
+  executed=$(awk '/stat::number_of_executed_units/ { n += $2 } END { print n + 0 }' "$out/$t".*.log)
+  result=clean
+  [[ $status != 0 ]] && result=finding
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$code" \
+    "$(git rev-parse --short HEAD)" "$t" "$executed" "$workers" "$(($(date +%s) - started))" \
+    "$result" >> "$ledger"
+  echo "== $t: $executed executions now, $(on_this_code "$t") on this code ($code) in $ledger"
   if [[ $status != 0 ]]; then
     echo "$t: a finding; inputs in $out/crashes_${t#fuzz_}, logs $out/$t.*.log" >&2
     exit 1
   fi
-  echo "== $t: the corpus ($(ls "$corpus" | wc -l) inputs) once more under ASan/UBSan"
+  echo "== $t: the corpus ($(find "$corpus" -type f | wc -l) inputs) once more under ASan/UBSan"
   "$asan/fuzz/$t" -runs=0 -timeout=60 "${extra[@]}" "$corpus" > "$out/$t.asan.log" 2>&1 ||
     { echo "$t: a finding under ASan; log $out/$t.asan.log" >&2; exit 1; }
 done
