@@ -60,9 +60,9 @@ struct KeyJudgement {
 // to a time: the verdict then does not depend on the machine's load, and no timer thread is woken
 // for each call (Z3 4.8's scoped_timer). On the CI machine class Z3 spends 0.4-3.5 M units a
 // second on QF_LIA, so the limit is 3-25 s of solving; the largest decisions bench/trace_bench
-// makes (4,096 accesses, 1,365 NAKs; 0.15-0.4 s each) are decided within it, which the benchmark
-// checks. The core's minimisation stops after kMaxMinimisationSteps calls (the core is then
-// minimal only as far as it went).
+// makes (4,096 accesses, 1,365 NAKs; 0.15-0.4 s each) take at most 0.45 M units a call, which the
+// benchmark checks by their outcome. The core's minimisation stops after kMaxMinimisationSteps
+// calls (the core is then minimal only as far as it went).
 inline constexpr unsigned kSolverResourceLimit = 10'000'000;
 inline constexpr unsigned kMaxMinimisationSteps = 64;
 
