@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <latch>
 #include <mutex>
 #include <thread>
 
@@ -26,19 +27,14 @@ struct Shards::Handover {
 };
 
 struct Shards::Pool {
+  Pool(std::vector<Ending> e, std::size_t capture_shards)
+      : endings(std::move(e)), arrivals(static_cast<std::ptrdiff_t>(capture_shards)) {}
   std::vector<Ending> endings;
   std::atomic<std::size_t> next{0};
-  std::mutex m;
-  std::condition_variable cv;
-  std::size_t to_arrive = 0;  // capture shards yet to run everything before their FinishPool
-  void arrive() {
-    std::lock_guard lock(m);
-    if (--to_arrive == 0) cv.notify_all();
-  }
-  void wait() {
-    std::unique_lock lock(m);
-    cv.wait(lock, [&] { return to_arrive == 0; });
-  }
+  // Counts the capture shards down as each has run everything before its FinishPool.
+  std::latch arrivals;
+  void arrive() { arrivals.count_down(); }
+  void wait() { arrivals.wait(); }
 };
 
 struct Shards::Shard {
@@ -224,9 +220,7 @@ void Shards::move(Stream* s, std::size_t from, std::size_t to, Budget* budget,
 }
 
 void Shards::finish_all(std::vector<Ending> endings) {
-  pool_ = std::make_unique<Pool>();
-  pool_->endings = std::move(endings);
-  pool_->to_arrive = shards_.size() - finishers_;
+  pool_ = std::make_unique<Pool>(std::move(endings), shards_.size() - finishers_);
   for (std::size_t i = 0; i < shards_.size(); ++i) {
     Command c;
     c.kind = Kind::FinishPool;
