@@ -16,6 +16,10 @@ z3::solver& lia_solver() {
     z3::solver made(context(), "QF_LIA");
     z3::params limits(context());
     limits.set("rlimit", kSolverResourceLimit);
+    // Z3 catches SIGINT while a check runs and cancels that check (parameter ctrl_c, on by
+    // default): Ctrl-C on `rocecert check` would leave one decision undecided and go on instead
+    // of stopping the program. Off, the signal reaches the program as it would anywhere else.
+    limits.set("ctrl_c", false);
     made.set(limits);
     return made;
   }();
