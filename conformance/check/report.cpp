@@ -86,6 +86,18 @@ Verdict verdict_of(const Note& n) {
 
 }  // namespace
 
+ByConnection by_connection(const Report& r) {
+  const std::size_t n = r.connections.size();
+  ByConnection out;
+  out.violations.resize(n + 1);
+  out.notes.resize(n + 1);
+  for (const Violation& v : r.violations)
+    out.violations[std::min<std::size_t>(v.connection, n)].push_back(&v);
+  for (const Note& note : r.notes)
+    out.notes[note.connection ? std::min<std::size_t>(*note.connection, n) : n].push_back(&note);
+  return out;
+}
+
 void Report::settle() {
   verdict = Verdict::PASS;
   for (Connection& c : connections) c.verdict = Verdict::PASS;

@@ -178,10 +178,12 @@ void write_junit(const Report& r, std::ostream& out) {
       skipped += k.skipped ? 1 : 0;
     }
   };
-  for (const Connection& c : r.connections) {
+  const ByConnection by = by_connection(r);
+  for (std::size_t i = 0; i < r.connections.size(); ++i) {
+    const Connection& c = r.connections[i];
     std::vector<std::vector<const Violation*>> found(kRuleCount);
-    for (const Violation& v : r.violations)
-      if (v.connection == c.id) found[static_cast<std::size_t>(v.rule)].push_back(&v);
+    for (const Violation* v : by.violations[i])
+      found[static_cast<std::size_t>(v->rule)].push_back(v);
     std::vector<std::string> props = {property("verdict", to_string(c.verdict)),
                                       property("frames", std::to_string(c.frames))};
     std::vector<Case> cases;

@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "rocecert/check/report_io.h"
 
@@ -69,7 +70,9 @@ void write_note(const Report& r, const Note& n, std::ostream& out, std::string_v
       << '\n';
 }
 
-void write_connection(const Report& r, const Connection& c, std::ostream& out,
+void write_connection(const Report& r, const Connection& c,
+                      const std::vector<const Violation*>& found,
+                      const std::vector<const Note*>& notes, std::ostream& out,
                       const TextOptions& opts) {
   std::uint64_t checked = 0, violated = 0, violations = 0, deviations = 0;
   for (const RuleCount& n : c.rules) {
@@ -88,21 +91,19 @@ void write_connection(const Report& r, const Connection& c, std::ostream& out,
   out << '\n';
   std::array<bool, kRuleCount> shown{};
   bool header = false;
-  for (const Violation& v : r.violations) {
-    if (v.connection != c.id) continue;
-    const auto index = static_cast<std::size_t>(v.rule);
+  for (const Violation* v : found) {
+    const auto index = static_cast<std::size_t>(v->rule);
     if (shown[index] && !opts.verbose) continue;
     shown[index] = true;
     if (!header) out << (opts.verbose ? "  violations:\n" : "  first violation of each rule:\n");
     header = true;
-    write_violation(r, v, out);
+    write_violation(r, *v, out);
   }
   header = false;
-  for (const Note& n : r.notes) {
-    if (n.connection != c.id) continue;
+  for (const Note* n : notes) {
     if (!header) out << "  notes:\n";
     header = true;
-    write_note(r, n, out, "    ");
+    write_note(r, *n, out, "    ");
   }
   out << '\n';
 }
@@ -118,25 +119,27 @@ void write_text(const Report& r, std::ostream& out, const TextOptions& opts) {
   for (std::size_t i = 0; i < r.files.size(); ++i)
     out << "  file " << i << ": " << r.files[i] << '\n';
   out << '\n';
-  for (const Connection& c : r.connections) write_connection(r, c, out, opts);
+  const ByConnection by = by_connection(r);
+  const std::size_t outside = r.connections.size();
+  for (std::size_t i = 0; i < outside; ++i)
+    write_connection(r, r.connections[i], by.violations[i], by.notes[i], out, opts);
   bool header = false;
   std::array<bool, kRuleCount> shown{};
-  for (const Violation& v : r.violations) {  // frames of no connection (malformed, unpaired)
-    if (v.connection < r.connections.size()) continue;
-    const auto index = static_cast<std::size_t>(v.rule);
+  for (const Violation* v :
+       by.violations[outside]) {  // frames of no connection (malformed, unpaired)
+    const auto index = static_cast<std::size_t>(v->rule);
     if (shown[index] && !opts.verbose) continue;
     shown[index] = true;
     if (!header) out << "violations outside any connection:\n";
     header = true;
-    write_violation(r, v, out);
+    write_violation(r, *v, out);
   }
   if (header) out << '\n';
   header = false;
-  for (const Note& n : r.notes) {
-    if (n.connection && *n.connection < r.connections.size()) continue;
+  for (const Note* n : by.notes[outside]) {
     if (!header) out << "notes on the capture:\n";
     header = true;
-    write_note(r, n, out, "  ");
+    write_note(r, *n, out, "  ");
   }
   if (header) out << '\n';
 

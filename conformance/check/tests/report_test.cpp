@@ -55,6 +55,32 @@ TEST(Settle, AnUndeclaredErrorViolationFailsItsConnectionOnly) {
   EXPECT_EQ(r.verdict, Verdict::FAIL);
 }
 
+TEST(ByConnection, GroupsInReportOrderWithTheUnconnectedLast) {
+  Report r = two_connections();
+  r.violations.push_back(violation(RuleId::PsnSequence, 1, 5, "a"));
+  r.violations.push_back(violation(RuleId::WireIcrc, kNoConnection, 6, "b"));
+  r.violations.push_back(violation(RuleId::PsnSequence, 0, 7, "c"));
+  r.violations.push_back(violation(RuleId::PsnSequence, 1, 8, "d"));
+  r.violations.push_back(violation(RuleId::PsnSequence, 9, 9, "out of range"));
+  r.notes.push_back({NoteKind::Gap, 1, 0, 3, "gap"});
+  r.notes.push_back({NoteKind::Truncated, std::nullopt, 0, 4, "cut"});
+  r.notes.push_back({NoteKind::Gap, 1, 0, 5, "gap 2"});
+  const ByConnection by = by_connection(r);
+  auto messages = [](const auto& group) {
+    std::vector<std::string> out;
+    for (const auto* x : group) out.push_back(x->message);
+    return out;
+  };
+  ASSERT_EQ(by.violations.size(), 3u);
+  EXPECT_EQ(messages(by.violations[0]), std::vector<std::string>{"c"});
+  EXPECT_EQ(messages(by.violations[1]), (std::vector<std::string>{"a", "d"}));
+  EXPECT_EQ(messages(by.violations[2]), (std::vector<std::string>{"b", "out of range"}));
+  ASSERT_EQ(by.notes.size(), 3u);
+  EXPECT_TRUE(by.notes[0].empty());
+  EXPECT_EQ(messages(by.notes[1]), (std::vector<std::string>{"gap", "gap 2"}));
+  EXPECT_EQ(messages(by.notes[2]), std::vector<std::string>{"cut"});
+}
+
 TEST(Settle, EachIncompleteCaptureNoteMakesItInconclusive) {
   for (NoteKind k : {NoteKind::CaptureError, NoteKind::Gap, NoteKind::Truncated,
                      NoteKind::OneDirection, NoteKind::Unpaired}) {

@@ -114,6 +114,16 @@ struct Report {
   void settle();
 };
 
+// The report's violations and notes grouped by connection, each group in the report's order;
+// the group at index connections.size() holds those of no connection. The writers go through a
+// report connection by connection: a scan of every finding per connection cost 40 ms of a
+// 6,300-connection report's text, all of it on one thread after the check.
+struct ByConnection {
+  std::vector<std::vector<const Violation*>> violations;
+  std::vector<std::vector<const Note*>> notes;
+};
+ByConnection by_connection(const Report& r);
+
 // Reports of separate runs as one (files appended, connections renumbered, verdicts settled).
 Report merge(std::vector<Report> parts);
 
