@@ -35,6 +35,9 @@ for t in $targets; do
   extra=()
   # Entropic scheduling spent half of fuzz_check's time choosing inputs.
   [[ $t == fuzz_check ]] && extra+=(-entropic=0)
+  # The workers share their finds through the corpus folder; reading it again every second (the
+  # default) was 7 % of fuzz_check's time with 7,500 inputs in it.
+  extra+=(-reload=60)
   [[ -f fuzz/${t#fuzz_}.dict ]] && extra+=(-dict="fuzz/${t#fuzz_}.dict")
   [[ $t == fuzz_vector ]] && extra+=(-dict=fuzz/scenario.dict)
   echo "== $t: $runs executions on $workers process(es), corpus $corpus"
