@@ -11,20 +11,28 @@ z3::context& context() {
   return c;
 }
 
+namespace {
+
+z3::solver make_solver(z3::context& c) {
+  z3::solver made(c, "QF_LIA");
+  z3::params limits(c);
+  limits.set("rlimit", kSolverResourceLimit);
+  // Z3 catches SIGINT while a check runs and cancels that check (parameter ctrl_c, on by
+  // default): Ctrl-C on `rocecert check` would leave one decision undecided and go on instead
+  // of stopping the program. Off, the signal reaches the program as it would anywhere else.
+  limits.set("ctrl_c", false);
+  made.set(limits);
+  return made;
+}
+
+}  // namespace
+
 z3::solver& lia_solver() {
-  thread_local z3::solver s = [] {
-    z3::solver made(context(), "QF_LIA");
-    z3::params limits(context());
-    limits.set("rlimit", kSolverResourceLimit);
-    // Z3 catches SIGINT while a check runs and cancels that check (parameter ctrl_c, on by
-    // default): Ctrl-C on `rocecert check` would leave one decision undecided and go on instead
-    // of stopping the program. Off, the signal reaches the program as it would anywhere else.
-    limits.set("ctrl_c", false);
-    made.set(limits);
-    return made;
-  }();
+  thread_local z3::solver s = make_solver(context());
   return s;
 }
+
+FreshSolver::FreshSolver() : solver(make_solver(context)) {}
 
 std::vector<z3::expr> minimal_core(z3::solver& s, unsigned max_steps) {
   const z3::expr_vector core = s.unsat_core();

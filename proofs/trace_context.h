@@ -17,6 +17,20 @@ z3::context& context();
 // typical stream's whole decision. Callers push() a scope, add their facts, check, and pop() it
 // (Scope does both), so that nothing of one stream stays for the next.
 z3::solver& lia_solver();
+// A context and solver of their own, for one decision. Whether facts are satisfiable does not
+// depend on what a kept context solved before, but which model or unsat core Z3 returns does:
+// a decision whose answer names facts (the groups that clash, the frames set aside) made on a
+// thread's kept solver could name others on another thread, after other decisions (the fuzz
+// target found a capture whose z3.psn explanation set frame 25 aside with two jobs and frame 10
+// with one). Those decisions are made again on a fresh context (about 2 ms): the same calls on a
+// fresh context give the same answer. The common answer, consistent with nothing set aside,
+// names nothing and stays on the kept solver.
+struct FreshSolver {
+  FreshSolver();
+  z3::context context;
+  z3::solver solver;
+};
+
 class Scope {
  public:
   explicit Scope(z3::solver& s) : s_(s) { s_.push(); }

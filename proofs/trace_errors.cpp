@@ -15,12 +15,13 @@
 
 namespace rocecert::proofs::trace {
 
-ErrorsJudgement judge_errors(std::span<const QpErrorFacts> qps,
-                             std::span<const CompletionFact> completions) {
+namespace {
+
+ErrorsJudgement judge_errors_on(z3::solver& s, std::span<const QpErrorFacts> qps,
+                                std::span<const CompletionFact> completions) {
   ErrorsJudgement out;
   if (completions.empty()) return out;
-  z3::context& c = detail::context();
-  z3::solver& s = detail::lia_solver();
+  z3::context& c = s.ctx();
   const detail::Scope scope(s);
 
   std::vector<z3::expr> in_err, at;
@@ -79,6 +80,17 @@ ErrorsJudgement judge_errors(std::span<const QpErrorFacts> qps,
                     [&](const z3::expr& l) { return z3::eq(l, literals[static_cast<int>(i)]); }))
       out.groups.push_back(groups[i]);
   return out;
+}
+
+}  // namespace
+
+ErrorsJudgement judge_errors(std::span<const QpErrorFacts> qps,
+                             std::span<const CompletionFact> completions) {
+  ErrorsJudgement out = judge_errors_on(detail::lia_solver(), qps, completions);
+  if (!out.decided || out.consistent) return out;
+  // The clash names facts: made again where no earlier decision bears on the core (FreshSolver).
+  detail::FreshSolver fresh;
+  return judge_errors_on(fresh.solver, qps, completions);
 }
 
 }  // namespace rocecert::proofs::trace

@@ -21,12 +21,9 @@ struct Region {
   z3::expr usable, read, write, atomic, lo, hi;
 };
 
-}  // namespace
-
-KeyJudgement judge_keys(std::span<const KeyObservation> observations,
-                        std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
-  z3::context& c = detail::context();
-  z3::solver& s = detail::lia_solver();
+KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observations,
+                           std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
+  z3::context& c = s.ctx();
   const detail::Scope scope(s);
   // Addresses as integers (linear arithmetic: much faster here than 65-bit vectors).
   const z3::expr top = c.int_val("18446744073709551616");  // 2^64
@@ -109,6 +106,17 @@ KeyJudgement judge_keys(std::span<const KeyObservation> observations,
       out.setup.push_back(setup_names[what[i].second]);
   }
   return out;
+}
+
+}  // namespace
+
+KeyJudgement judge_keys(std::span<const KeyObservation> observations,
+                        std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
+  KeyJudgement out = judge_keys_on(detail::lia_solver(), observations, known_keys, qp);
+  if (!out.decided || out.consistent) return out;
+  // The clash names facts: made again where no earlier decision bears on the core (FreshSolver).
+  detail::FreshSolver fresh;
+  return judge_keys_on(fresh.solver, observations, known_keys, qp);
 }
 
 }  // namespace rocecert::proofs::trace

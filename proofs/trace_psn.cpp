@@ -91,12 +91,10 @@ Built build(z3::solver& s, std::span<const PsnObservation> observations,
   return b;
 }
 
-}  // namespace
-
-PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors) {
+PsnJudgement judge_psn_on(z3::solver& s, std::span<const PsnObservation> observations,
+                          std::uint32_t capture_errors) {
   PsnJudgement out;
   if (observations.empty()) return out;
-  z3::solver& s = detail::lia_solver();
   std::set<std::size_t> core;
   {
     const detail::Scope scope(s);
@@ -147,6 +145,17 @@ PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32
   }
   out.groups = kept;
   return out;
+}
+
+}  // namespace
+
+PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors) {
+  PsnJudgement out = judge_psn_on(detail::lia_solver(), observations, capture_errors);
+  if (!out.decided || (out.consistent && out.set_aside.empty())) return out;
+  // The answer names facts (the groups that clash, or those set aside): made again where no
+  // earlier decision bears on the model or the core (FreshSolver).
+  detail::FreshSolver fresh;
+  return judge_psn_on(fresh.solver, observations, capture_errors);
 }
 
 }  // namespace rocecert::proofs::trace
