@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "huge_pages.h"
 #include "rocecert/check/checker.h"
 #include "rocecert/pcap/reader.h"
 #include "rocecert/pcap/writer.h"
@@ -196,6 +197,8 @@ int main(int argc, char** argv) {
                  "Replay only the captures of vectors/real whose name holds one of these "
                  "(comma-separated), e.g. the lossy ones where every connection needs the solver");
   CLI11_PARSE(app, argc, argv);
+  // As `rocecert check` runs: its heap on huge pages (apps/rocecert/huge_pages.h).
+  rocecert::cli::rerun_with_huge_pages(argv);
 
   if (!reuse) {
     const auto t0 = Clock::now();
@@ -213,6 +216,7 @@ int main(int argc, char** argv) {
       r.verdict, r.connections, r.checked, r.violations);
   if (tshark) {
     const auto t0 = Clock::now();
+    rocecert::cli::restore_tunables();  // tshark as a user runs it
     const std::string cmd =
         "tshark -n -r '" + file + "' -T fields -e infiniband.bth.psn > /dev/null 2>&1";
     const int rc = std::system(cmd.c_str());

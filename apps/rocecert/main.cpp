@@ -7,6 +7,7 @@
 
 #include "check_command.h"
 #include "decode_command.h"
+#include "huge_pages.h"
 #include "mutate_command.h"
 #include "prove_command.h"
 #include "simulate_command.h"
@@ -93,7 +94,10 @@ int main(int argc, char** argv) {
       decode.verify_icrc = !no_icrc;
       return rocecert::cli::run_decode(decode);
     }
-    if (*chk) return rocecert::cli::run_check(check);
+    if (*chk) {
+      rocecert::cli::rerun_with_huge_pages(argv);
+      return rocecert::cli::run_check(check);
+    }
     if (*spl) return rocecert::cli::run_split(split);
     if (*mrg) return rocecert::cli::run_merge(mergeargs);
     if (*mut) return rocecert::cli::run_mutate(mutate);
