@@ -140,19 +140,24 @@ struct GoldenResponder::Model final : trace::Observer {
       base = psn;
       return &answers.front();
     }
-    if (static_cast<std::size_t>(d) >= kMaxAnswers) {
-      // Far ahead of everything remembered: the window starts again there.
-      answers.clear();
-      base = psn;
-      d = 0;
+    // Bounded: the window slides to end at `psn`, the oldest PSNs going first (a response that
+    // old is no longer judged); only a PSN a whole window ahead of everything remembered starts
+    // it again. (Starting again as soon as the window was full forgot the requests still
+    // waiting for their responses, on every connection past 4,096 PSNs.)
+    const std::size_t need = static_cast<std::size_t>(d) + 1;
+    if (need > kMaxAnswers) {
+      const std::size_t drop = need - kMaxAnswers;
+      if (drop >= answers.size()) {
+        answers.clear();
+        base = psn;
+        d = 0;
+      } else {
+        answers.erase(answers.begin(), answers.begin() + static_cast<std::ptrdiff_t>(drop));
+        base = padd(base, static_cast<std::int64_t>(drop));
+        d -= static_cast<std::int32_t>(drop);
+      }
     }
     while (static_cast<std::size_t>(d) >= answers.size()) answers.emplace_back();
-    // Bounded: the oldest PSNs go first (a response that old is no longer judged).
-    while (answers.size() > kMaxAnswers) {
-      answers.pop_front();
-      base = padd(base, 1);
-      --d;
-    }
     return &answers[static_cast<std::size_t>(d)];
   }
   Answer* find(std::uint32_t psn) {

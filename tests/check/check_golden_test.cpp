@@ -3,6 +3,7 @@
 // knows (a WRITE whose payload is not its DMA length, a misaligned atomic, an opcode sequence
 // break) fails when the device answers otherwise; what the wire hides (the receive queue, loss
 // after the tap, the MR table without --setup) is taken from the device, never failed.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
@@ -242,6 +243,34 @@ check::Report run(Conversation& c, unsigned jobs, bool finish = true) {
                   wire::LinkType::Ethernet);
   if (!finish) return {};
   return k.finish("jobs");
+}
+
+TEST(CheckGolden, ALongConnectionWithRequestsInFlightAgreesPastTheAnswerWindow) {
+  // 20,000 SEND ONLYs across the PSN wrap, 64 at a time, each batch ACKed (coalesced) only after
+  // the next batch was sent, as a pipelining requester's traffic reaches the tap. The replay
+  // remembers the model's answers for a window of 4,096 PSNs: when it slides, the answers to
+  // the batch still waiting for its ACK must stay (they were once all forgotten there: a false
+  // golden.response FAIL on every connection past 4,096 PSNs).
+  Conversation c;
+  constexpr std::uint32_t kFirst = 0xFFFFFF - 1000, kBatch = 64, kBatches = 20000 / kBatch;
+  std::uint32_t msn = 0;
+  for (std::uint32_t b = 0; b <= kBatches; ++b) {
+    if (b < kBatches)
+      for (std::uint32_t i = 0; i < kBatch; ++i)
+        c.req(Opcode::RC_SEND_ONLY, kFirst + b * kBatch + i, 16);
+    if (b > 0) {
+      msn += kBatch;
+      c.ack(kFirst + b * kBatch - 1, msn);
+    }
+  }
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::GoldenResponse), kBatches);
+  EXPECT_NE(replay_note(r).find(fmt::format("{0} responses compared with the model's responder, "
+                                            "{0} agreed",
+                                            kBatches)),
+            std::string::npos)
+      << replay_note(r);
 }
 
 TEST(CheckGolden, TheReplayOnItsOwnThreadGivesTheSameReport) {
