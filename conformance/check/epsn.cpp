@@ -30,8 +30,12 @@ namespace {
 using proofs::trace::kPsnWindow;
 using proofs::trace::PsnFact;
 
-// New requests remembered as NAK triggers; a NAK whose trigger is older is not judged.
+// New requests remembered as NAK triggers; a NAK whose trigger is older is not judged. Those
+// more than kAnchorsBehindAcked PSNs behind the oldest unacknowledged request go too, so that a
+// long connection holds what its window needs, not 65,536 anchors (6 MB) whatever it does: a
+// NAK naming a PSN that far behind what was acknowledged is left to the other ePSN rules.
 constexpr std::size_t kMaxPsnAnchors = 65536;
+constexpr std::int64_t kAnchorsBehindAcked = 4096;
 // Facts handed to the solver per batch: a longer connection is judged batch by batch (each
 // NAK's facts carry the bound it is held against, so no batch needs another).
 constexpr std::size_t kMaxPsnFacts = 4096;
@@ -147,6 +151,10 @@ void Stream::record_epsn_request(const Pkt& p) {
   }
   psn_anchors_.push_back({axis_at_, p.frame, epsn_floor_});
   if (psn_anchors_.size() > kMaxPsnAnchors) {
+    psn_anchors_.pop_front();
+    psn_anchors_dropped_ = true;
+  }
+  while (psn_anchors_.front().u < f.obs.acked - kAnchorsBehindAcked) {
     psn_anchors_.pop_front();
     psn_anchors_dropped_ = true;
   }
