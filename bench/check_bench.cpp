@@ -15,14 +15,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
-#include <random>
 #include <stdexcept>
 #include <vector>
 
+#include "fixed_traffic.h"
 #include "huge_pages.h"
 #include "rocecert/check/checker.h"
-#include "rocecert/model/bring_up.h"
-#include "rocecert/model/simulation.h"
 #include "rocecert/pcap/reader.h"
 #include "rocecert/pcap/writer.h"
 #include "rocecert/wire/decode.h"
@@ -130,132 +128,15 @@ std::uint64_t generate(const std::string& file, std::uint64_t want, const std::s
   return written;
 }
 
-// The golden model's traffic on a fixed set of connections: `pairs` RC QP pairs between two
-// hosts, each side sending WRITEs, READs, SENDs and atomics to the other, round after round until
-// `want` frames. However long the capture, the connections are the same: what `check` holds
-// must not grow with it. Seed 0: path MTU 1024 and PSNs that wrap within the first rounds; any
-// other seed draws the MTU, the message sizes, the first PSNs and how many WRs each side posts
-// per round (a variation of the same traffic for the checker to judge: it must PASS). With
-// `faults` > 0 the link drops frames with that probability in each direction, and duplicates and
-// reorders them with half of it, and the capture is a tap beside host A: A's frames as sent
-// (before the faults), B's as they reach A (after them). The checker must not FAIL it either.
+// The golden model's traffic on a fixed set of connections (tests/support/fixed_traffic.h).
 std::uint64_t generate_fixed(const std::string& file, std::uint64_t want, unsigned pairs,
                              std::uint64_t seed, double faults) {
-  struct Sink : trace::Observer {
-    pcap::Writer* w = nullptr;
-    std::uint64_t frames = 0;
-    bool only_a = false;  // the tap beside A: B's frames come from the link instead
-    void write(sim::SimTime t, std::span<const std::uint8_t> bytes) {
-      w->write(1'800'000'000'000'000'000 + static_cast<std::int64_t>(t), bytes);
-      ++frames;
-    }
-    void on_frame(const trace::FrameEvent& e) override {
-      if (e.dir != trace::Direction::TX || (only_a && e.adapter != 0)) return;
-      write(e.t, e.bytes);
-    }
-  };
-  std::mt19937_64 rng(seed);
-  auto draw = [&](std::uint32_t lo, std::uint32_t hi) {  // in [lo, hi]
-    return static_cast<std::uint32_t>(lo + rng() % (std::uint64_t{hi} - lo + 1));
-  };
-  const std::uint32_t mtu = seed == 0 ? 1024 : 256u << draw(0, 4);
-  const std::uint32_t write_max = seed == 0 ? 8592 : draw(1, 5) * mtu * 4;
-  const std::uint32_t read_max = seed == 0 ? 3000 : draw(1, 4) * mtu * 2;
-  const std::uint32_t send_max = seed == 0 ? 4096 : draw(1, 4) * mtu;
-  const std::uint32_t per_round = seed == 0 ? 1 : draw(1, 4);  // of each kind
   pcap::Writer w(file);
-  Sink sink;
-  sink.w = &w;
-  model::Simulation sim;
-  sim.observers().add(&sink);
-  constexpr std::uint64_t kBase = 0x1000000;
-  constexpr std::uint32_t kMr = 1 << 20;
-  model::Adapter* ad[2];
-  mem::MrKeys mr[2];
-  qp::CqId cq[2];
-  std::vector<qp::Qpn> qpn[2];
-  for (int i = 0; i < 2; ++i) {
-    model::AdapterConfig c;
-    c.name = i == 0 ? "A" : "B";
-    c.mac = {2, 0, 0, 0, 0, static_cast<std::uint8_t>(i + 1)};
-    c.gid = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF, 10, 9, 0, static_cast<std::uint8_t>(i + 1)};
-    ad[i] = &sim.add_adapter(c);
-    const mem::Pd pd = ad[i]->alloc_pd().value;
-    mr[i] = ad[i]->reg_mr({pd, kBase, kMr, mem::access_from_u32(0xF), std::nullopt}).value;
-    cq[i] = ad[i]->create_cq(1 << 16);
-    for (unsigned k = 0; k < pairs; ++k) {
-      qp::CreateQpParams p;
-      p.pd = qp::PdId{pd.value};
-      p.send_cq = p.recv_cq = cq[i];
-      p.caps = {64, 64, 1, 1, 0};
-      qpn[i].push_back(ad[i]->create_qp(p).qpn);
-    }
-  }
-  model::Link& link = sim.connect(*ad[0], *ad[1], 2000);
-  if (faults > 0) {
-    model::FaultPlan plan;
-    plan.seed = seed + 1;
-    for (model::FaultRates* r : {&plan.a_to_b, &plan.b_to_a}) {
-      r->drop = faults;
-      r->duplicate = r->reorder = faults / 2;
-    }
-    link.set_faults(plan);
-    sink.only_a = true;
-    link.tap(*ad[0], [&](std::vector<std::uint8_t> f) { sink.write(sim.events().now(), f); });
-  }
-  for (unsigned k = 0; k < pairs; ++k) {
-    std::uint32_t psn[2] = {0xFFFFFF - 100 - 7 * k, 0xFFFFFF - 150 - 11 * k};
-    if (seed != 0) psn[0] = draw(0, 0xFFFFFF), psn[1] = draw(0, 0xFFFFFF);
-    for (int i = 0; i < 2; ++i) {
-      model::BringUp b;
-      b.mtu = mtu;
-      b.access = 0xE;
-      b.max_rd_atomic = b.max_dest_rd_atomic = 4;
-      b.sq_psn = psn[i];
-      b.rq_psn = psn[1 - i];
-      model::bring_up(*ad[i], qpn[i][k], *ad[1 - i], qpn[1 - i][k], b);
-    }
-  }
-  auto wr = [&](int from, tx::WrOpcode op, std::uint32_t len, std::uint64_t at) {
-    tx::SendWr x;
-    x.opcode = op;
-    x.sg_list = {{kBase + at, len, mr[from].lkey.value()}};
-    x.remote_addr = kBase + at;
-    x.rkey = mr[1 - from].rkey.value();
-    x.compare_add = 1;
-    x.send_flags = tx::kSendSignaled;
-    return x;
-  };
-  std::uint64_t round = 0, before = 0;
-  while (sink.frames < want) {
-    if (round != 0 && sink.frames == before) break;  // the QPs stopped (retries exhausted)
-    before = sink.frames;
-    for (unsigned k = 0; k < pairs; ++k)
-      for (int i = 0; i < 2; ++i)
-        for (std::uint32_t n = 0; n < per_round; ++n) {
-          const std::uint64_t at = (round * 0x9000 + k * 0x1000 + n * 0x400) % (kMr - 0x40000);
-          const auto size = [&](std::uint32_t max) {
-            return seed == 0 ? max - static_cast<std::uint32_t>(round % 5) * 100 : draw(1, max);
-          };
-          model::RecvWr r;
-          r.sg_list = {{kBase + 0x30000, send_max, mr[1 - i].lkey.value()}};
-          ad[1 - i]->post_recv(qpn[1 - i][k], r);
-          ad[i]->post_send(qpn[i][k], wr(i, tx::WrOpcode::RDMA_WRITE, size(write_max), at));
-          ad[i]->post_send(qpn[i][k], wr(i, tx::WrOpcode::RDMA_READ, size(read_max), at + 0x10000));
-          const auto send_len =
-              seed == 0 ? 1 + static_cast<std::uint32_t>((round * 37) % 4096) : draw(0, send_max);
-          ad[i]->post_send(qpn[i][k], wr(i, tx::WrOpcode::SEND, send_len, 0x30000));
-          ad[i]->post_send(qpn[i][k],
-                           wr(i, tx::WrOpcode::ATOMIC_FETCH_AND_ADD, 8, (at + 0x20000) & ~7ull));
-        }
-    sim.run_until();
-    for (int i = 0; i < 2; ++i)
-      while (!ad[i]->poll_cq(cq[i], 1024).empty()) {
-      }
-    ++round;
-  }
+  const std::uint64_t n = testing::fixed_traffic(
+      {pairs, want, seed, faults},
+      [&](std::int64_t ts, std::span<const std::uint8_t> bytes) { w.write(ts, bytes); });
   w.close();
-  return sink.frames;
+  return n;
 }
 
 struct Run {
