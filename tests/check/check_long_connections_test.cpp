@@ -22,8 +22,7 @@ check::Report check_traffic(const FixedTraffic& t, std::uint64_t* frames = nullp
   check::Checker c(o);
   std::uint64_t n = 0;
   fixed_traffic(t, [&](std::int64_t ts, std::span<const std::uint8_t> bytes) {
-    c.add_frame(++n, ts, static_cast<std::uint32_t>(bytes.size()), bytes,
-                wire::LinkType::Ethernet);
+    c.add_frame(++n, ts, static_cast<std::uint32_t>(bytes.size()), bytes, wire::LinkType::Ethernet);
   });
   if (frames != nullptr) *frames = n;
   return c.finish("fixed traffic");

@@ -16,10 +16,10 @@
 namespace rocecert::testing {
 
 struct FixedTraffic {
-  unsigned pairs = 1;          // RC QP pairs between host A (10.9.0.1) and host B (10.9.0.2)
-  std::uint64_t frames = 0;    // at least this many (the last round is finished)
-  std::uint64_t seed = 0;      // 0: MTU 1024 and first PSNs that wrap in the first rounds
-  double faults = 0;           // drop probability per frame and direction (see below)
+  unsigned pairs = 1;        // RC QP pairs between host A (10.9.0.1) and host B (10.9.0.2)
+  std::uint64_t frames = 0;  // at least this many (the last round is finished)
+  std::uint64_t seed = 0;    // 0: MTU 1024 and first PSNs that wrap in the first rounds
+  double faults = 0;         // drop probability per frame and direction (see below)
 };
 
 // Each side of each pair sends WRITEs, READs, SENDs and FETCH_ADDs to the other, round after
