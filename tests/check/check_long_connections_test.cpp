@@ -6,12 +6,11 @@
 // triggers kept without bound, went unseen.
 #include <gtest/gtest.h>
 
-#include <sstream>
 #include <string>
 
+#include "conversation.h"
 #include "fixed_traffic.h"
 #include "rocecert/check/checker.h"
-#include "rocecert/check/report_io.h"
 
 namespace rocecert::testing {
 namespace {
@@ -21,24 +20,19 @@ check::Report check_traffic(const FixedTraffic& t, std::uint64_t* frames = nullp
   o.profile = check::load_profile("rxe");
   check::Checker c(o);
   std::uint64_t n = 0;
-  fixed_traffic(t, [&](std::int64_t ts, std::span<const std::uint8_t> bytes) {
+  const std::uint64_t written = fixed_traffic(t, [&](std::int64_t ts,
+                                                     std::span<const std::uint8_t> bytes) {
     c.add_frame(++n, ts, static_cast<std::uint32_t>(bytes.size()), bytes, wire::LinkType::Ethernet);
   });
-  if (frames != nullptr) *frames = n;
+  if (frames != nullptr) *frames = written;
   return c.finish("fixed traffic");
-}
-
-std::string summary(const check::Report& r) {
-  std::ostringstream s;
-  check::write_text(r, s);
-  return s.str().substr(0, 4000);
 }
 
 TEST(CheckLongConnections, TwoPairsForAQuarterMillionFramesPassAndEveryResponseAgrees) {
   std::uint64_t frames = 0;
   const check::Report r = check_traffic({2, 250'000, 0, 0}, &frames);
   EXPECT_GE(frames, 250'000u);
-  EXPECT_EQ(r.verdict, check::Verdict::PASS) << summary(r);
+  EXPECT_EQ(r.verdict, check::Verdict::PASS) << describe(r);
   std::size_t replay_notes = 0;
   for (const check::Note& n : r.notes) {
     if (n.kind != check::NoteKind::Replay) continue;
@@ -61,13 +55,13 @@ TEST(CheckLongConnections, DrawnTrafficUnderLossDuplicationAndReorderingIsNeverF
     const FixedTraffic t{static_cast<unsigned>(1 + seed % 3), 60'000, seed,
                          seed % 2 == 0 ? 0.02 : 0.005};
     const check::Report r = check_traffic(t);
-    EXPECT_NE(r.verdict, check::Verdict::FAIL) << "seed " << seed << "\n" << summary(r);
+    EXPECT_NE(r.verdict, check::Verdict::FAIL) << "seed " << seed << "\n" << describe(r);
     // Not vacuous: the faults were there, and the replay had to start again after them.
     bool resynced = false;
     for (const check::Note& n : r.notes)
       resynced = resynced || (n.kind == check::NoteKind::Replay &&
                               n.message.find("resync") != std::string::npos);
-    EXPECT_TRUE(resynced) << "seed " << seed << "\n" << summary(r);
+    EXPECT_TRUE(resynced) << "seed " << seed << "\n" << describe(r);
   }
 }
 
