@@ -10,6 +10,8 @@
 #include "rocecert/model/adapter.h"
 #include "rocecert/model/bring_up.h"
 #include "rocecert/sim/event_queue.h"
+#include "rocecert/wire/encode.h"
+#include "rocecert/wire/opcode.h"
 
 namespace rocecert::check::detail {
 
@@ -105,29 +107,34 @@ struct GoldenResponder::Model final : trace::Observer {
     ad.memory().set_discard(true);
   }
 
-  bool needs_decoded_frames() const override { return true; }
+  // The model's answers are read from what it would send (FrameEvent::spec): never encoded, nor
+  // decoded again (the model has no link).
+  bool needs_frame_bytes() const override { return false; }
   void on_frame(const trace::FrameEvent& e) override {
-    if (e.dir != trace::Direction::TX || e.parsed == nullptr || !e.parsed->has_bth) return;
-    const wire::ParsedFrame& f = *e.parsed;
+    if (e.dir != trace::Direction::TX || e.spec == nullptr) return;
+    const wire::FrameSpec& f = *e.spec;
+    const wire::OpcodeInfo& op = wire::opcode_info(f.bth.opcode);
+    // A header the opcode does not carry is not on the wire: read as a decoder would, zero.
+    const wire::Aeth aeth = op.has(wire::Header::Aeth) ? f.aeth : wire::Aeth{};
     Answer* a = slot(f.bth.psn);
     if (a == nullptr) return;
     if (a->count != 0xFF) ++a->count;
-    if (f.op->operation == Operation::ACK) {
-      if (wire::aeth_kind(f.aeth.syndrome) != AethKind::ACK) {
-        a->nak = f.aeth.syndrome;
-        a->nak_msn = f.aeth.msn;
+    if (op.operation == Operation::ACK) {
+      if (wire::aeth_kind(aeth.syndrome) != AethKind::ACK) {
+        a->nak = aeth.syndrome;
+        a->nak_msn = aeth.msn;
       } else if (!a->ack) {
         a->ack = true;
-        a->ack_msn = f.aeth.msn;
+        a->ack_msn = aeth.msn;
       }
       return;
     }
     if (a->resp == 0) {
-      a->resp_aeth = f.op->has(wire::Header::Aeth);
-      a->resp_msn = f.aeth.msn;
+      a->resp_aeth = op.has(wire::Header::Aeth);
+      a->resp_msn = aeth.msn;
     }
     a->resp = f.bth.opcode;
-    a->resp_len = f.payload_len;
+    a->resp_len = static_cast<std::uint32_t>(f.payload.size());
   }
 
   // The record of `psn`, created when it is within reach.

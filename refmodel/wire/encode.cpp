@@ -81,6 +81,11 @@ FrameSpec& finalize(FrameSpec& s) {
   return s;
 }
 
+std::size_t encoded_length(const FrameSpec& s) {
+  return kEthLen + (s.eth.has_vlan ? kVlanTagLen : 0) + ip_header_len(s) + kUdpLen +
+         transport_len(s);
+}
+
 std::size_t encode_into(const FrameSpec& s, std::vector<std::uint8_t>& out) {
   const std::size_t start = out.size();
   const std::size_t l2 = kEthLen + (s.eth.has_vlan ? kVlanTagLen : 0);

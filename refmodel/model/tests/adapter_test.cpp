@@ -491,3 +491,104 @@ TEST(Adapter, DeliverRequestExecutesADecodedRequestOnTheGivenQp) {
   EXPECT_FALSE(t.b.ad->deliver_request(t.b.qpn, wire::decode(ack_frame)));
   EXPECT_FALSE(t.b.ad->deliver_request(qp::Qpn(0x777), p));
 }
+
+// The checker's golden responder reads what the model sends from FrameEvent::spec alone: an
+// adapter without a link whose observers need no bytes does not encode its frames, and what
+// such an observer sees is what a decoding observer sees of the encoded frames.
+TEST(Adapter, WithoutALinkAndObserversOfTheSpecAloneFramesAreNotEncoded) {
+  struct Seen {
+    std::uint8_t opcode;
+    std::uint32_t psn;
+    std::uint8_t syndrome;
+    std::uint32_t msn;
+    std::vector<std::uint8_t> payload;
+    bool operator==(const Seen&) const = default;
+  };
+  struct SpecOnly : trace::Observer {
+    std::vector<Seen> seen;
+    bool needs_frame_bytes() const override { return false; }
+    void on_frame(const trace::FrameEvent& e) override {
+      ASSERT_NE(e.spec, nullptr);
+      EXPECT_TRUE(e.bytes.empty());
+      EXPECT_EQ(e.parsed, nullptr);
+      const wire::FrameSpec& s = *e.spec;
+      // The spec may hold headers its opcode does not carry; only the carried ones are sent.
+      const wire::Aeth aeth =
+          wire::opcode_info(s.bth.opcode).has(wire::Header::Aeth) ? s.aeth : wire::Aeth{};
+      seen.push_back({s.bth.opcode, s.bth.psn, aeth.syndrome, aeth.msn, s.payload});
+    }
+  };
+  struct Decoding : trace::Observer {
+    std::vector<Seen> seen;
+    bool needs_decoded_frames() const override { return true; }
+    void on_frame(const trace::FrameEvent& e) override {
+      ASSERT_NE(e.parsed, nullptr);
+      ASSERT_NE(e.spec, nullptr);
+      EXPECT_EQ(wire::encoded_length(*e.spec), e.bytes.size());
+      const wire::ParsedFrame& p = *e.parsed;
+      const wire::ByteSpan pl = p.payload();
+      seen.push_back(
+          {p.bth.opcode, p.bth.psn, p.aeth.syndrome, p.aeth.msn, {pl.begin(), pl.end()}});
+    }
+  };
+  // The same requests to a responder that observes specs and to one that decodes.
+  auto run = [](trace::Observer& o) {
+    sim::EventQueue events;
+    model::AdapterConfig c;
+    c.profile.ack.mode = model::AckCoalescing::Mode::EVERY_PACKET;
+    model::Adapter ad(0, c, events, o);
+    const mem::Pd pd = ad.alloc_pd().value;
+    const mem::Access all = mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE |
+                            mem::Access::REMOTE_READ | mem::Access::REMOTE_ATOMIC;
+    const std::uint32_t rkey =
+        ad.reg_mr({pd, kBase, 0x10000, all, std::nullopt}).value.rkey.value();
+    std::vector<std::uint8_t> data(3000);
+    for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 13 + 5);
+    ad.memory().write(kBase + 0x800, data);
+    qp::CreateQpParams cp;
+    cp.type = qp::QpType::RC;
+    cp.pd = qp::PdId{pd.value};
+    cp.send_cq = cp.recv_cq = ad.create_cq(64);
+    cp.caps = {1, 16, 1, 1, 0};
+    const qp::CreateResult cr = ad.create_qp(cp);
+    model::BringUp b;
+    b.mtu = 1024;
+    b.rq_psn = 0xFFFFFE;  // the READ's responses wrap the PSN
+    b.access = mem::to_u32(all);
+    std::array<std::uint8_t, 16> peer{};
+    peer[15] = 1;
+    EXPECT_FALSE(model::bring_up(ad, cr.qpn, peer, {}, qp::Qpn(1), b));
+    auto deliver = [&](wire::FrameSpec s) {
+      s.bth.dqpn = cr.qpn.value();
+      wire::finalize(s);
+      const std::vector<std::uint8_t> frame = wire::encode(s);
+      EXPECT_TRUE(ad.deliver_request(cr.qpn, wire::decode(frame)));
+      events.run_until(events.now() + 1'000'000);  // 1 ms: anything paced goes out
+    };
+    wire::FrameSpec w;
+    w.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_WRITE_ONLY);
+    w.bth.psn = 0xFFFFFE;
+    w.bth.ackreq = true;
+    w.reth = {kBase, rkey, 7};
+    w.payload = {1, 2, 3, 4, 5, 6, 7};  // padded on the wire
+    deliver(w);
+    wire::FrameSpec r;
+    r.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_REQUEST);
+    r.bth.psn = 0xFFFFFF;
+    r.reth = {kBase + 0x800, rkey, 3000};
+    deliver(r);
+    wire::FrameSpec bad = w;  // a key the MR table does not hold: NAK remote access error
+    bad.bth.psn = 2;
+    bad.reth.rkey = rkey ^ 0x100;
+    deliver(bad);
+  };
+  SpecOnly spec_only;
+  Decoding decoding;
+  run(spec_only);
+  run(decoding);
+  ASSERT_EQ(decoding.seen.size(), 5u);  // ACK, three READ responses, NAK
+  EXPECT_EQ(decoding.seen[1].payload.size(), 1024u);
+  EXPECT_EQ(decoding.seen[3].payload.size(), 3000u - 2048u);
+  EXPECT_NE(decoding.seen[4].syndrome, 0u);
+  EXPECT_EQ(spec_only.seen, decoding.seen);
+}

@@ -16,7 +16,8 @@
 
 namespace rocecert::wire {
 struct ParsedFrame;
-}
+struct FrameSpec;
+}  // namespace rocecert::wire
 
 namespace rocecert::trace {
 
@@ -29,13 +30,17 @@ enum class Direction : std::uint8_t { TX, RX };
 // decode the adapter's admission checks use (ICRC verified), always given. On TX the adapter
 // decodes what it encoded (it computed the ICRC itself, so that is not verified again) only when
 // an observer says it needs_decoded_frames(); otherwise, and in events built by hand, it is null
-// and an observer that wants fields decodes `bytes` itself.
+// and an observer that wants fields decodes `bytes` itself. On TX `spec` is what the adapter
+// encoded, finalized (lengths, checksum, pad); when no observer needs_frame_bytes() and the
+// adapter has no link, the frame is not encoded at all: `bytes` is empty, `parsed` null, and
+// `spec` is the frame.
 struct FrameEvent {
   SimTime t = 0;
   std::uint32_t adapter = 0;
   Direction dir = Direction::TX;
   wire::ByteSpan bytes;  // the whole Ethernet frame; valid during the call only
   const wire::ParsedFrame* parsed = nullptr;
+  const wire::FrameSpec* spec = nullptr;  // TX from an adapter; valid during the call only
 };
 
 struct QpTransitionEvent {
@@ -131,6 +136,9 @@ class Observer {
   // observer that looks only at the bytes (the pcap sink) or at nothing keeps the default, and
   // then transmitted frames are not decoded for it.
   virtual bool needs_decoded_frames() const { return false; }
+  // False when on_frame() reads only FrameEvent::spec of transmitted frames (the checker's
+  // golden responder): then a model without a link skips encoding what it sends.
+  virtual bool needs_frame_bytes() const { return true; }
   virtual void on_frame(const FrameEvent&) {}
   virtual void on_qp_transition(const QpTransitionEvent&) {}
   virtual void on_cqe(const CqeEvent&) {}
@@ -152,8 +160,10 @@ class ObserverList final : public Observer {
   void add(Observer* o) {
     observers_.push_back(o);
     decoded_ = decoded_ || o->needs_decoded_frames();
+    bytes_ = bytes_ || o->needs_frame_bytes();
   }
   bool needs_decoded_frames() const override { return decoded_; }
+  bool needs_frame_bytes() const override { return bytes_; }
   void on_frame(const FrameEvent& e) override;
   void on_qp_transition(const QpTransitionEvent& e) override;
   void on_cqe(const CqeEvent& e) override;
@@ -169,6 +179,7 @@ class ObserverList final : public Observer {
  private:
   std::vector<Observer*> observers_;
   bool decoded_ = false;  // some observer needs_decoded_frames()
+  bool bytes_ = false;    // some observer needs_frame_bytes()
 };
 
 std::string_view to_string(RetryKind k);

@@ -44,6 +44,8 @@ FrameSpec& finalize(FrameSpec& spec);
 // Appends the encoded frame to `out` (which is not cleared) and returns its length.
 std::size_t encode_into(const FrameSpec& spec, std::vector<std::uint8_t>& out);
 std::vector<std::uint8_t> encode(const FrameSpec& spec);
+// The length encode_into() gives `spec`, without encoding it.
+std::size_t encoded_length(const FrameSpec& spec);
 
 // The spec of a decoded frame (headers the opcode does not carry stay at their defaults;
 // `icrc` holds the carried value). Requires a frame that decoded without error.
