@@ -149,7 +149,52 @@ PsnJudgement judge_psn_on(z3::solver& s, std::span<const PsnObservation> observa
 
 }  // namespace
 
-PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors) {
+bool least_history_explains(std::span<const PsnObservation> observations) {
+  // (position, bound, is an upper bound); at one position the lower bounds come first, so that
+  // the running maximum includes them when the upper bounds there are compared with it.
+  struct Bound {
+    std::uint64_t at;
+    bool upper;
+    std::int64_t v;
+  };
+  std::vector<Bound> bounds;
+  bounds.reserve(observations.size());
+  for (const PsnObservation& o : observations) {
+    switch (o.fact) {
+      case PsnFact::AT_LEAST:
+        bounds.push_back({o.at, false, o.psn});
+        break;
+      case PsnFact::AT_MOST:
+        bounds.push_back({o.at, true, o.psn});
+        break;
+      case PsnFact::REQUEST:
+        // Some a <= min(acked, e(t)) with psn + 1 - a < 2^23: min(acked, e(t)) >= psn + 2 - 2^23.
+        if (o.acked < o.psn + 2 - kPsnWindow) return false;
+        bounds.push_back({o.at, false, o.psn + 2 - kPsnWindow});
+        break;
+    }
+  }
+  std::sort(bounds.begin(), bounds.end(), [](const Bound& a, const Bound& b) {
+    return a.at != b.at ? a.at < b.at : a.upper < b.upper;
+  });
+  bool any = false;
+  std::int64_t least = 0;  // the least history's e at the current position
+  for (const Bound& b : bounds) {
+    if (!b.upper) {
+      least = any ? std::max(least, b.v) : b.v;
+      any = true;
+    } else if (any && least > b.v) {
+      return false;
+    }
+  }
+  return true;
+}
+
+PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors,
+                       PsnMethod method) {
+  // The least history is what the solver's fewest-set-aside search finds first when it holds:
+  // consistent with nothing set aside.
+  if (method == PsnMethod::DIRECT_FIRST && least_history_explains(observations)) return {};
   PsnJudgement out = judge_psn_on(detail::lia_solver(), observations, capture_errors);
   if (!out.decided || (out.consistent && out.set_aside.empty())) return out;
   // The answer names facts (the groups that clash, or those set aside): made again where no

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 namespace rocecert::testing {
@@ -143,6 +144,59 @@ TEST(TracePsn, CaptureErrorsSetAsideAsFewAsPossible) {
 
 TEST(TracePsn, EmptyTraceIsConsistent) {
   EXPECT_TRUE(judge_psn(Facts{}, 0).consistent);
+  EXPECT_TRUE(proofs::trace::least_history_explains(Facts{}));
+}
+
+TEST(TracePsn, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
+  // Facts drawn over a few positions and a narrow PSN range, so that about half the traces
+  // contradict themselves; requests near the edge of their window. The direct check (the least
+  // history) must say what the solver alone says, and judge_psn the same with it first, with a
+  // budget of capture errors too.
+  std::mt19937 rng(20261204);
+  const auto draw = [&](int n) {
+    return static_cast<std::int64_t>(rng() % static_cast<unsigned>(n));
+  };
+  int consistent = 0, not_consistent = 0;
+  for (int round = 0; round < 500; ++round) {
+    Facts f;
+    const int n = 1 + static_cast<int>(draw(7));
+    for (int k = 0; k < n; ++k) {
+      const auto at = static_cast<std::uint64_t>(draw(8));
+      switch (draw(3)) {
+        case 0:
+          received(f, at, draw(12));
+          break;
+        case 1:
+          nak(f, at, at + static_cast<std::uint64_t>(draw(3)), draw(12));
+          break;
+        default:
+          request(f, at, draw(12) + kPsnWindow - 2, draw(12));
+          break;
+      }
+      f.back().group = static_cast<std::size_t>(k);  // a NAK's two facts: one group
+      if (f.size() >= 2 && f[f.size() - 2].fact == PsnFact::AT_MOST)
+        f[f.size() - 2].group = f.back().group;
+    }
+    const bool direct = proofs::trace::least_history_explains(f);
+    const auto solver = judge_psn(f, 0, proofs::trace::PsnMethod::SOLVER_ONLY);
+    ASSERT_TRUE(solver.decided);
+    ASSERT_EQ(direct, solver.consistent) << "round " << round;
+    const auto first = judge_psn(f, 0);
+    EXPECT_EQ(first.consistent, solver.consistent);
+    EXPECT_EQ(first.groups, solver.groups);
+    if (round % 4 != 0) {
+      (direct ? consistent : not_consistent)++;
+      continue;
+    }
+    const auto budget = judge_psn(f, 2, proofs::trace::PsnMethod::SOLVER_ONLY);
+    const auto budget_first = judge_psn(f, 2);
+    EXPECT_EQ(budget_first.consistent, budget.consistent);
+    EXPECT_EQ(budget_first.set_aside, budget.set_aside);
+    EXPECT_EQ(budget_first.groups, budget.groups);
+    (direct ? consistent : not_consistent)++;
+  }
+  EXPECT_GT(consistent, 100);
+  EXPECT_GT(not_consistent, 100);
 }
 
 }  // namespace

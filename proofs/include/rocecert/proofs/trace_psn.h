@@ -52,6 +52,19 @@ struct PsnJudgement {
 // The half window: a requester keeps fewer than 2^23 PSNs outstanding.
 inline constexpr std::int64_t kPsnWindow = std::int64_t{1} << 23;
 
-PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors);
+// Whether the least history explains every fact with none set aside: each e(t) the highest lower
+// bound at or before t (AT_LEAST v, and v' + 2 - 2^23 for a REQUEST of PSN v'), which every
+// history must lie above; it never moves back by construction, so the facts hold together iff
+// it stays within every AT_MOST bound and each REQUEST's own `acked` allows its PSN. A direct
+// check in one pass, exact for the case without capture errors.
+bool least_history_explains(std::span<const PsnObservation> observations);
+
+// DIRECT_FIRST asks the solver only when least_history_explains fails (a consistent trace needs
+// no solver, and the answer is the same: nothing set aside); SOLVER_ONLY always asks it (the
+// tests compare the two).
+enum class PsnMethod : std::uint8_t { DIRECT_FIRST, SOLVER_ONLY };
+
+PsnJudgement judge_psn(std::span<const PsnObservation> observations, std::uint32_t capture_errors,
+                       PsnMethod method = PsnMethod::DIRECT_FIRST);
 
 }  // namespace rocecert::proofs::trace
