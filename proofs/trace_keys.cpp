@@ -110,8 +110,71 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
 
 }  // namespace
 
+bool least_table_explains(std::span<const KeyObservation> observations,
+                          std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
+  __extension__ typedef unsigned __int128 Wide;  // va + length can pass 2^64
+  constexpr Wide kTop = Wide{1} << 64;
+  struct Table {
+    bool usable = false, read = false, write = false, atomic = false;
+    Wide lo = 0, hi = 0;
+  };
+  const auto right = [](const auto& t, AccessKind k) {
+    return k == AccessKind::READ ? t.read : k == AccessKind::WRITE ? t.write : t.atomic;
+  };
+  // The QP's flags: the setup's, else the kinds granted anywhere.
+  struct Flags {
+    bool read = false, write = false, atomic = false;
+  } flags;
+  if (qp) {
+    flags = {qp->read, qp->write, qp->atomic};
+  } else {
+    for (const KeyObservation& o : observations)
+      if (o.granted)
+        (o.kind == AccessKind::READ    ? flags.read
+         : o.kind == AccessKind::WRITE ? flags.write
+                                       : flags.atomic) = true;
+  }
+  // Each (rkey, epoch): the setup's entry (epoch 0), else the least the grants need.
+  std::map<std::pair<std::uint32_t, std::uint32_t>, Table> tables;
+  for (const KeyObservation& o : observations) {
+    if (!o.granted) continue;
+    const Wide end = Wide{o.va} + o.length;
+    if (end > kTop) return false;  // no region inside the 64-bit space holds it
+    auto [it, fresh] = tables.try_emplace({o.rkey, o.epoch});
+    Table& t = it->second;
+    t.usable = true;
+    t.lo = fresh ? o.va : std::min<Wide>(t.lo, o.va);
+    t.hi = fresh ? end : std::max(t.hi, end);
+    (o.kind == AccessKind::READ ? t.read : o.kind == AccessKind::WRITE ? t.write : t.atomic) = true;
+  }
+  for (const KnownKey& k : known_keys) {
+    // An entry no access names says nothing here (the solver leaves it out too).
+    if (std::none_of(observations.begin(), observations.end(),
+                     [&](const KeyObservation& o) { return o.rkey == k.rkey && o.epoch == 0; }))
+      continue;
+    Table t;
+    if (k.exists) {
+      if (Wide{k.base} + k.length > kTop) return false;  // the setup's region cannot be
+      t = {k.usable, k.read, k.write, k.atomic, k.base, Wide{k.base} + k.length};
+    }
+    tables[{k.rkey, 0}] = t;
+  }
+  for (const KeyObservation& o : observations) {
+    const auto it = tables.find({o.rkey, o.epoch});
+    const Table t = it == tables.end() ? Table{} : it->second;
+    const bool allowed = t.usable && right(t, o.kind) && right(flags, o.kind) && t.lo <= o.va &&
+                         Wide{o.va} + o.length <= t.hi;
+    if (allowed != o.granted) return false;
+  }
+  return true;
+}
+
 KeyJudgement judge_keys(std::span<const KeyObservation> observations,
-                        std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
+                        std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp,
+                        KeyMethod method) {
+  // A table that explains everything is the solver's answer too: consistent, nothing named.
+  if (method == KeyMethod::DIRECT_FIRST && least_table_explains(observations, known_keys, qp))
+    return {};
   KeyJudgement out = judge_keys_on(detail::lia_solver(), observations, known_keys, qp);
   if (!out.decided || out.consistent) return out;
   // The clash names facts: made again where no earlier decision bears on the core (FreshSolver).

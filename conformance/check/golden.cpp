@@ -267,6 +267,14 @@ GoldenResponder::~GoldenResponder() {
 
 void GoldenResponder::set_model(std::unique_ptr<Model> m) {
   model_ = std::move(m);
+  // Without a model the log has no use (every use of it feeds the model; start() begins a new
+  // one), and kept it would be most of a parked stream's memory: up to 256 requests of 192
+  // bytes, held to the capture's end for thousands of parked streams.
+  if (!model_) {
+    log_.clear();
+    log_.shrink_to_fit();
+    log_full_ = false;
+  }
 }
 
 void GoldenResponder::park_if_idle(const Pkt& p) {

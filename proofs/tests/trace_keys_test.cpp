@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
 
 namespace rocecert::testing {
@@ -105,6 +106,52 @@ TEST(TraceKeys, TheSetupIsTheTable) {
   // The setup says nothing of later epochs.
   EXPECT_TRUE(judge_keys(std::vector{obs(W, true, 0, 8, 0x100, 1)}, std::vector{mr}, std::nullopt)
                   .consistent);
+}
+
+TEST(TraceKeys, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
+  // Accesses drawn over two rkeys, two epochs and a few addresses near each other (and near the
+  // end of the address space), with and without setup entries and QP flags, so that about half
+  // the traces contradict themselves. The direct check must say what the solver alone says.
+  std::mt19937 rng(20261204);
+  const auto draw = [&](unsigned n) { return static_cast<std::uint32_t>(rng() % n); };
+  const AccessKind kinds[] = {R, W, A};
+  int consistent = 0, not_consistent = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::vector<KeyObservation> o;
+    const unsigned n = 1 + draw(6);
+    for (unsigned k = 0; k < n; ++k) {
+      const std::uint64_t va = draw(4) == 0 ? ~0ull - draw(16) : draw(48);
+      o.push_back(
+          obs(kinds[draw(3)], draw(3) != 0, va, 1 + draw(24), 0x100 + draw(2), draw(4) == 0));
+    }
+    std::vector<KnownKey> known;
+    if (draw(2) == 0) {
+      KnownKey k;
+      k.rkey = 0x100;
+      k.name = "MR m";
+      k.exists = draw(4) != 0;
+      k.usable = draw(4) != 0;
+      k.base = draw(4) == 0 ? ~0ull - draw(16) : draw(24);
+      k.length = draw(40);
+      k.read = draw(2) != 0;
+      k.write = draw(2) != 0;
+      k.atomic = draw(2) != 0;
+      known.push_back(k);
+    }
+    std::optional<KnownQp> qp;
+    if (draw(3) == 0) qp = KnownQp{"q", draw(4) != 0, draw(4) != 0, draw(4) != 0};
+    const bool direct = proofs::trace::least_table_explains(o, known, qp);
+    const auto solver = judge_keys(o, known, qp, proofs::trace::KeyMethod::SOLVER_ONLY);
+    ASSERT_TRUE(solver.decided);
+    ASSERT_EQ(direct, solver.consistent) << "round " << round;
+    const auto first = judge_keys(o, known, qp);
+    EXPECT_EQ(first.consistent, solver.consistent);
+    EXPECT_EQ(first.observations, solver.observations);
+    EXPECT_EQ(first.setup, solver.setup);
+    (direct ? consistent : not_consistent)++;
+  }
+  EXPECT_GT(consistent, 100);
+  EXPECT_GT(not_consistent, 100);
 }
 
 }  // namespace

@@ -66,7 +66,21 @@ struct KeyJudgement {
 inline constexpr unsigned kSolverResourceLimit = 10'000'000;
 inline constexpr unsigned kMaxMinimisationSteps = 64;
 
+// Whether the least table explains every observation: the QP's flags and each key as the setup
+// says, else as little as the grants need (a key no access was granted on is unusable; one that
+// was, usable with the rights granted on it and the hull of its granted ranges; the QP allowing
+// the kinds granted anywhere). Every table that explains the grants allows at least what it
+// allows, so the observations hold together iff it refuses every refused access. A direct check,
+// exact: judge_keys asks the solver only when it fails.
+bool least_table_explains(std::span<const KeyObservation> observations,
+                          std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp);
+
+// DIRECT_FIRST asks the solver only when least_table_explains fails; SOLVER_ONLY always (the
+// tests compare the two).
+enum class KeyMethod : std::uint8_t { DIRECT_FIRST, SOLVER_ONLY };
+
 KeyJudgement judge_keys(std::span<const KeyObservation> observations,
-                        std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp);
+                        std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp,
+                        KeyMethod method = KeyMethod::DIRECT_FIRST);
 
 }  // namespace rocecert::proofs::trace
