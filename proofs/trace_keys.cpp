@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include <utility>
 
@@ -147,7 +148,10 @@ bool least_table_explains(std::span<const KeyObservation> observations,
     t.hi = fresh ? end : std::max(t.hi, end);
     (o.kind == AccessKind::READ ? t.read : o.kind == AccessKind::WRITE ? t.write : t.atomic) = true;
   }
+  std::set<std::uint32_t> entries;
   for (const KnownKey& k : known_keys) {
+    // Two entries of one rkey: the solver weighs them against each other.
+    if (!entries.insert(k.rkey).second) return false;
     // An entry no access names says nothing here (the solver leaves it out too).
     if (std::none_of(observations.begin(), observations.end(),
                      [&](const KeyObservation& o) { return o.rkey == k.rkey && o.epoch == 0; }))
