@@ -116,7 +116,7 @@ TEST(TraceKeys, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
   const auto draw = [&](unsigned n) { return static_cast<std::uint32_t>(rng() % n); };
   const AccessKind kinds[] = {R, W, A};
   int consistent = 0, not_consistent = 0;
-  for (int round = 0; round < 400; ++round) {
+  for (int round = 0; round < 250; ++round) {
     std::vector<KeyObservation> o;
     const unsigned n = 1 + draw(6);
     for (unsigned k = 0; k < n; ++k) {
@@ -150,8 +150,8 @@ TEST(TraceKeys, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
     EXPECT_EQ(first.setup, solver.setup);
     (direct ? consistent : not_consistent)++;
   }
-  EXPECT_GT(consistent, 100);
-  EXPECT_GT(not_consistent, 100);
+  EXPECT_GT(consistent, 60);
+  EXPECT_GT(not_consistent, 60);
 }
 
 }  // namespace

@@ -157,7 +157,7 @@ TEST(TracePsn, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
     return static_cast<std::int64_t>(rng() % static_cast<unsigned>(n));
   };
   int consistent = 0, not_consistent = 0;
-  for (int round = 0; round < 500; ++round) {
+  for (int round = 0; round < 300; ++round) {
     Facts f;
     const int n = 1 + static_cast<int>(draw(7));
     for (int k = 0; k < n; ++k) {
@@ -184,7 +184,7 @@ TEST(TracePsn, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
     const auto first = judge_psn(f, 0);
     EXPECT_EQ(first.consistent, solver.consistent);
     EXPECT_EQ(first.groups, solver.groups);
-    if (round % 4 != 0) {
+    if (round % 5 != 0) {
       (direct ? consistent : not_consistent)++;
       continue;
     }
@@ -195,8 +195,8 @@ TEST(TracePsn, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
     EXPECT_EQ(budget_first.groups, budget.groups);
     (direct ? consistent : not_consistent)++;
   }
-  EXPECT_GT(consistent, 100);
-  EXPECT_GT(not_consistent, 100);
+  EXPECT_GT(consistent, 60);
+  EXPECT_GT(not_consistent, 60);
 }
 
 }  // namespace
