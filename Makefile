@@ -70,8 +70,7 @@ test-release: build
 # under ASan its 192 tests were 310 s of the suite's 1,443 s, almost all of it tshark's own
 # decoding, and the decoder they drive is run under ASan by the other suites and fuzz_decode.
 test-asan: build-asan
-	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 ctest -j $(JOBS) --output-on-failure \
-	  -LE 'slow|oracle'
+	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 ctest -j $(JOBS) --output-on-failure -LE oracle
 
 test-fuzz: build-fuzz
 	cd $(BUILD)/fuzz && ctest -j $(JOBS) --output-on-failure
