@@ -454,7 +454,9 @@ TEST_P(TsharkVectorArea, AgreesOnEveryField) {
   for (auto& [link, w] : writers) w.close();
 
   std::vector<Tally> per_file(files.size());
-  for (const auto& [link, from] : origins) {
+  for (const auto& entry : origins) {
+    const int link = entry.first;
+    const std::vector<Origin>& from = entry.second;  // not a structured binding: the lambda uses it
     const std::string combined = temp_path(GetParam() + "-" + std::to_string(link) + ".pcap");
     const auto where = [&](std::size_t i, std::uint64_t) {
       return GetParam() + "/" + files[from[i].file] + " frame " + std::to_string(from[i].frame);

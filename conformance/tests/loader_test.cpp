@@ -1054,7 +1054,7 @@ TEST(ScenarioLoader, FaultRuleObjectFormRoundTrips) {
         "corrupt opcode=0xff nth=7.."}) {
     const model::FaultRule rule = model::parse_fault_rule(text).rule;
     json j = base();
-    j["links"][0]["faults"]["rules"] = {fault_rules::to_json(rule)};
+    j["links"][0]["faults"]["rules"] = json::array({fault_rules::to_json(rule)});
     ASSERT_EQ(error_of(j), "") << text << ": " << j["links"][0]["faults"]["rules"][0].dump();
     EXPECT_EQ(parse_scenario(j.dump(), "t.json").links[0].faults.rules.at(0), rule) << text;
   }
