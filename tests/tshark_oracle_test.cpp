@@ -427,42 +427,43 @@ TEST_P(TsharkVectorArea, AgreesOnEveryField) {
   std::sort(files.begin(), files.end());
   ASSERT_FALSE(files.empty()) << area;
 
-  // One capture for each link type the area's files have (all Ethernet today).
+  // One capture for each link type the area's files have (all Ethernet today), and where each
+  // of its frames came from.
   struct Origin {
     std::size_t file;
     std::uint64_t frame;
   };
-  std::map<int, std::vector<Origin>> origins;
-  std::map<int, pcap::Writer> writers;
+  struct Combined {
+    std::string path;
+    pcap::Writer writer;
+    std::vector<Origin> from;
+  };
+  std::map<int, Combined> by_link;
   std::vector<std::size_t> frames(files.size(), 0);
   for (std::size_t f = 0; f < files.size(); ++f) {
     pcap::Reader r((area / files[f]).string());
     const int link = r.linktype();
-    auto w = writers.find(link);
-    if (w == writers.end())
-      w = writers
-              .emplace(
-                  link,
-                  pcap::Writer(temp_path(GetParam() + "-" + std::to_string(link) + ".pcap"), link))
-              .first;
+    auto c = by_link.find(link);
+    if (c == by_link.end()) {
+      const std::string path = temp_path("vectors-" + std::to_string(link) + ".pcap");
+      c = by_link.emplace(link, Combined{path, pcap::Writer(path, link), {}}).first;
+    }
     for (pcap::Record rec; r.next(rec);) {
-      w->second.write(rec.ts_ns, rec.data, rec.len);
-      origins[link].push_back({f, rec.frame});
+      c->second.writer.write(rec.ts_ns, rec.data, rec.len);
+      c->second.from.push_back({f, rec.frame});
       ++frames[f];
     }
   }
-  for (auto& [link, w] : writers) w.close();
 
   std::vector<Tally> per_file(files.size());
-  for (const auto& entry : origins) {
-    const int link = entry.first;
-    const std::vector<Origin>& from = entry.second;  // not a structured binding: the lambda uses it
-    const std::string combined = temp_path(GetParam() + "-" + std::to_string(link) + ".pcap");
+  for (auto& [link, c] : by_link) {
+    c.writer.close();
+    const std::vector<Origin>& from = c.from;  // a lambda cannot capture a structured binding
     const auto where = [&](std::size_t i, std::uint64_t) {
       return GetParam() + "/" + files[from[i].file] + " frame " + std::to_string(from[i].frame);
     };
-    const auto tallies = compare_frames_with_tshark(combined, where);
-    std::filesystem::remove(combined);
+    const auto tallies = compare_frames_with_tshark(c.path, where);
+    std::filesystem::remove(c.path);
     for (std::size_t i = 0; i < tallies.size(); ++i) {
       per_file[from[i].file].compared += tallies[i].compared;
       per_file[from[i].file].blind += tallies[i].blind;
