@@ -58,8 +58,10 @@ class GoldenReplay {
   void at(std::uint64_t dispatch) { dispatch_ = dispatch; }
 
   // What a replay found (called by the replays, on the thread that runs them).
-  void checked(ConnIndex c);
-  void violation(const Pkt& p, ConnIndex c, std::string message, StateSnapshot state);
+  // `rule`: golden.response (GoldenResponder) or golden.requester (golden_requester.h).
+  void checked(ConnIndex c, RuleId rule = RuleId::GoldenResponse);
+  void violation(const Pkt& p, ConnIndex c, std::string message, StateSnapshot state,
+                 RuleId rule = RuleId::GoldenResponse);
   void note(ConnIndex c, std::uint64_t frame, std::string message);
 
   // Gives the Judge what the replays found, in the order one thread finds it.
@@ -70,6 +72,7 @@ class GoldenReplay {
     std::uint64_t dispatch = 0;
     std::uint64_t rank = 0;  // in this replay
     bool violation = false;
+    RuleId rule = RuleId::GoldenResponse;
     ConnIndex conn = 0;
     Pkt p;                    // violation: the response judged
     std::uint64_t frame = 0;  // note
@@ -79,7 +82,8 @@ class GoldenReplay {
 
   const Options& opts_;
   std::uint64_t dispatch_ = 0;
-  std::vector<std::uint64_t> checked_;  // per connection index
+  std::vector<std::uint64_t> checked_;      // per connection index: golden.response
+  std::vector<std::uint64_t> checked_req_;  // golden.requester
   std::vector<Finding> findings_;
 };
 

@@ -130,14 +130,17 @@ Stream::Stream(Judge& j, ConnIndex conn, wire::Transport t, IpAddr responder,
       responder_(responder),
       budget_(&budget),
       responder_qpn_(responder_qpn) {
-  if (t == wire::Transport::RC && j.options().golden && !j.options().reconstruct_only)
+  if (t == wire::Transport::RC && j.options().golden && !j.options().reconstruct_only) {
     golden_ = std::make_unique<GoldenResponder>(golden, conn, responder, responder_qpn,
                                                 j.options().setup.get());
+    golden_req_ = std::make_unique<GoldenRequester>(golden, conn);
+  }
 }
 
 void Stream::bind(Judge& j, GoldenReplay& golden) {
   j_ = &j;
   if (golden_) golden_->bind(golden);
+  if (golden_req_) golden_req_->bind(golden);
 }
 
 Stream::PsnRec* Stream::rec(std::uint32_t psn) {
@@ -258,6 +261,8 @@ void Stream::on_request(const Pkt& p) {
     new_packet(p, d);
   else
     old_packet(p);
+  // After the stream's rules: a FIRST packet has shown the path MTU by then.
+  if (golden_req_) golden_req_->on_request(p, d >= 0, mtu_);
 }
 
 void Stream::check_length(const Pkt& p) {
@@ -979,6 +984,7 @@ void Stream::on_response(const Pkt& p) {
     on_ack(p);
   if (!highest_resp_ || pdiff(p.psn(), *highest_resp_) > 0) highest_resp_ = p.psn();
   if (golden_) golden_->on_response(p, mtu_, disturbances_ + budget_->used);
+  if (golden_req_) golden_req_->on_response(p, mtu_);
 }
 
 std::optional<std::uint32_t> Stream::ends_through(std::uint32_t psn) {
@@ -1445,6 +1451,7 @@ void Stream::finish() {
   judge_keys_z3();
   judge_psn_z3(true);
   if (golden_) golden_->finish();
+  if (golden_req_) golden_req_->finish();
   for (const RdAtomicCheck& c : rd_checks_) decide_rd_atomic(c);
   rd_checks_.clear();
   // Requests after a fatal NAK that the requester (resending nothing it failed) had heard.

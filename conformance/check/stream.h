@@ -20,6 +20,7 @@
 
 #include "check_internal.h"
 #include "golden.h"
+#include "golden_requester.h"
 #include "rocecert/check/events.h"
 #include "rocecert/proofs/trace_keys.h"
 #include "rocecert/proofs/trace_psn.h"
@@ -405,6 +406,7 @@ class Stream {
   // model out of step with the device without a fault of the device.
   std::uint64_t disturbances_ = 0;
   std::unique_ptr<GoldenResponder> golden_;  // RC only, unless Options::golden is off
+  std::unique_ptr<GoldenRequester> golden_req_;
 };
 
 // --events against the wire (events_rules.cpp): events.wc_status, events.flush. After every

@@ -357,6 +357,15 @@ bool Adapter::deliver_request(qp::Qpn qpn, const wire::ParsedFrame& p) {
   return true;
 }
 
+bool Adapter::deliver_response(qp::Qpn qpn, const wire::ParsedFrame& p) {
+  Qp* q = impl_->find_qp(qpn);
+  if (q == nullptr || !p.has_bth || p.op == nullptr || p.op->is_request()) return false;
+  if (p.op->transport != transport_of(q->ctx.type)) return false;
+  if (!qp::state_rules(q->ctx.state()).processes_responses) return false;
+  impl_->handle_response(*q, p);
+  return true;
+}
+
 // ---- helpers shared by the engines -----------------------------------------------------------
 
 wire::FrameSpec Adapter::Impl::base_spec(Qp& q, const qp::AddressVector& av,

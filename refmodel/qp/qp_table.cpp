@@ -146,6 +146,7 @@ CreateResult QpTable::create_qp(const CreateQpParams& params) {
   ctx.sq_sig_all = params.sq_sig_all;
   ctx.attr.cap = params.caps;
   ctx.mtu = mtu_bytes(ctx.attr.path_mtu);
+  ctx.req.max_unacked_psns = config_.device.max_unacked_psns;
   qps_.emplace(*qpn, std::move(ctx));
   return CreateResult{ModifyError::OK, Qpn(*qpn)};
 }

@@ -37,17 +37,20 @@ TEST(CheckLongConnections, TwoPairsForAQuarterMillionFramesPassAndEveryResponseA
   for (const check::Note& n : r.notes) {
     if (n.kind != check::NoteKind::Replay) continue;
     ++replay_notes;
-    // "golden replay: N responses compared with the model's responder, N agreed", no resync.
+    // "golden replay: N responses compared with the model's responder, N agreed" and
+    // "golden requester replay: N requests compared with the model's requester (M messages
+    // posted), N agreed", no resync.
     EXPECT_EQ(n.message.find("resync"), std::string::npos) << n.message;
-    const std::string head = "golden replay: ";
-    const auto compared = n.message.find(" responses compared");
+    const bool requester = n.message.rfind("golden requester replay: ", 0) == 0;
+    const std::string head = requester ? "golden requester replay: " : "golden replay: ";
+    const auto compared = n.message.find(requester ? " requests compared" : " responses compared");
     ASSERT_EQ(n.message.rfind(head, 0), 0u) << n.message;
     ASSERT_NE(compared, std::string::npos) << n.message;
     const std::string c = n.message.substr(head.size(), compared - head.size());
     EXPECT_NE(n.message.find(", " + c + " agreed"), std::string::npos) << n.message;
     EXPECT_GT(std::stoul(c), 10'000u) << n.message;  // far past the replay's window of 4,096
   }
-  EXPECT_EQ(replay_notes, 4u);  // both directions of both pairs
+  EXPECT_EQ(replay_notes, 8u);  // both directions of both pairs, responder and requester
 }
 
 TEST(CheckLongConnections, DrawnTrafficUnderLossDuplicationAndReorderingIsNeverFail) {

@@ -207,6 +207,9 @@ class Adapter {
   // that device's addresses and QPNs. `p.payload()` must hold `p.payload_len` bytes. Ignored
   // unless the QP exists and its state processes requests. Returns whether it was processed.
   bool deliver_request(qp::Qpn qpn, const wire::ParsedFrame& p);
+  // The same for a decoded response, handed to QP `qpn`'s completer (the golden replay of
+  // another device's requester). Ignored unless the QP exists and its state processes responses.
+  bool deliver_response(qp::Qpn qpn, const wire::ParsedFrame& p);
 
   struct Impl;  // requester, responder and completer state (refmodel/model/*.cpp)
 

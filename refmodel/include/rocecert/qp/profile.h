@@ -22,7 +22,10 @@ struct DeviceLimits {
   std::uint32_t max_qp_rd_atom = 128;       // responder resources: bound on max_dest_rd_atomic
   std::uint32_t max_qp_init_rd_atom = 128;  // initiator depth: bound on max_rd_atomic
   std::uint32_t max_qp_wr = 0x4000;         // bound on max_send_wr / max_recv_wr
-  std::uint32_t max_send_sge = 32;          // rxe RXE_MAX_SGE
+  // The requester's window of PSNs sent and not acknowledged (rxe RXE_MAX_UNACKED_PSNS;
+  // docs/spec-notes.md §3.2); a replay of another device's requester opens it wider.
+  std::uint32_t max_unacked_psns = 128;
+  std::uint32_t max_send_sge = 32;  // rxe RXE_MAX_SGE
   std::uint32_t max_recv_sge = 32;
   std::uint32_t max_inline_data = 512;  // rxe RXE_MAX_INLINE_DATA (recent kernels)
   // Access flags a QP accepts (rxe RXE_ACCESS_SUPPORTED_QP: LOCAL_WRITE, REMOTE_*, MW_BIND,

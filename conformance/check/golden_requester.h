@@ -1,0 +1,116 @@
+// The golden replay of one RC requester (issue 8, "Golden replay", the requester side): the
+// model's own requester (refmodel/model/requester.cpp, reliability.cpp, completer.cpp: the code
+// that reproduces Linux Soft-RoCE frame by frame, tests/support/lockstep.h) is given the work
+// requests the capture shows and the device's responses, in capture order, and every request
+// the device sends is compared with the one the model's requester sends at that point.
+//
+// The capture decides when, the model decides what: the model may send one packet per request
+// of the device (a TxPacer that holds it otherwise), and its time runs only to the deadline it
+// waits for (an RNR NAK's delay; its ACK timer, made to fire when the device resends with no
+// NAK before it: retransmission timing is free, IBA Vol. 1 §9.7.6.1.3).
+//
+// Work requests: a message's length is known only at its last packet, so the device's requests
+// and responses wait in a queue until every message they touch is known (from any transmission
+// of its packets: a packet lost before the tap shows when it is resent), then play in capture
+// order. A message is posted as the work request that gives its first packet's header fields
+// (RETH, AtomicETH, IETH), its length (a SEND's: the bytes its packets carry), and its opcode.
+//
+// What is judged (golden.requester): a request at a PSN the model sends next carries what the
+// model sends there: the opcode (a go-back-N resend resumes inside a message with the opcodes of
+// that message), the payload length, the RETH (a READ re-issued mid-way asks for the rest from
+// the PSN of its first missing response, IBA Vol. 1 §9.7.5.2.x / docs/spec-notes.md §5.3), the
+// AtomicETH, the IETH. The first transmission of a message is golden.request's (segmentation).
+// Everything else is explained, never held against the device:
+//   - a packet the model sends that the device's next request skips: lost before the tap (held
+//     a while in case the network reordered it);
+//   - a request at a PSN behind the model's (the device went back where the model did not: a
+//     timeout, a response lost after the tap, a NAK the model's rxe-like requester ignores
+//     while a retry is in progress): the model's timer is made to fire, then it goes back too;
+//   - a request the model cannot send (ahead of it, or when it has nothing to send): the
+//     replay starts again (a resync) at the next new message; noted per connection;
+//   - link or tap copies of a packet already compared: skipped.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "check_internal.h"
+
+namespace rocecert::check::detail {
+
+class GoldenReplay;
+
+class GoldenRequester {
+ public:
+  GoldenRequester(GoldenReplay& replay, ConnIndex conn);
+  ~GoldenRequester();
+  GoldenRequester(const GoldenRequester&) = delete;
+  GoldenRequester& operator=(const GoldenRequester&) = delete;
+
+  // A request of the stream (intact), in capture order; `fresh`: its PSN is the next new one
+  // (a first transmission). `mtu`: the stream's path MTU when known.
+  void on_request(const Pkt& p, bool fresh, std::optional<std::uint32_t> mtu);
+  // A response toward the requester (intact), in capture order.
+  void on_response(const Pkt& p, std::optional<std::uint32_t> mtu);
+  void finish();
+  // Where it reports from now on (its stream moved to another shard).
+  void bind(GoldenReplay& replay) { replay_ = &replay; }
+
+ private:
+  struct Model;  // the model adapter, its requester QP and what it sent (golden_requester.cpp)
+  // A packet the model's requester sent: what is compared.
+  struct Sent {
+    std::uint32_t psn = 0;
+    std::uint8_t opcode = 0;
+    std::uint32_t payload = 0;
+    wire::Reth reth{};
+    wire::AtomicEth atomic{};
+    wire::Ieth ieth{};
+    unsigned age = 0;  // device requests compared since it was sent (held packets)
+  };
+  struct Event {
+    Pkt p;
+    bool request = false;
+    bool fresh = false;
+  };
+
+  void start(std::uint32_t psn, std::optional<std::uint32_t> mtu);
+  void learn(const Pkt& p);
+  void post_ready();
+  void drain();
+  void request(const Pkt& p, bool fresh);
+  void response(const Pkt& p);
+  bool next_from_model(Sent& s);
+  void compare(const Pkt& p, bool fresh, const Sent& s);
+  void resync(std::string why);
+  void park_if_idle();
+  std::string describe(const Sent& s) const;
+
+  GoldenReplay* replay_;
+  ConnIndex conn_;
+  std::unique_ptr<Model> model_;
+  // Restart only at a new message at this PSN or after (a parked model; nullopt: any).
+  std::optional<std::uint32_t> want_start_;
+  std::deque<Event> queue_;            // requests and responses not played yet (capture order)
+  std::optional<std::uint32_t> mtu_;   // the stream's path MTU, once known
+  std::uint64_t messages_posted_ = 0;  // to the current model
+  std::uint32_t post_psn_ = 0;         // the first PSN of the next message to post
+  std::deque<std::optional<Pkt>> seen_;  // the packets the tap showed from post_psn_ on
+  std::deque<Sent> held_;              // sent by the model, not matched yet
+  struct Copy {
+    std::uint32_t psn = 0;
+    std::uint16_t ip_id = 0;
+    std::uint32_t icrc = 0;
+  };
+  std::deque<Copy> recent_;  // requests compared lately (their link or tap copies are skipped)
+  bool stopped_ = false;
+  std::string stop_reason_;
+  std::uint64_t first_frame_ = 0;
+  std::uint64_t compared_ = 0, agreed_ = 0, lost_ = 0, timeouts_ = 0, resyncs_ = 0, messages_ = 0;
+  std::string last_resync_;
+};
+
+}  // namespace rocecert::check::detail
