@@ -24,10 +24,10 @@ using wire::Operation;
 constexpr std::size_t kMaxFedPayload = 16384;
 const std::array<std::uint8_t, kMaxFedPayload> kZeros{};
 
-constexpr std::size_t kMaxQueue = 4096;     // device packets waiting for their messages
-constexpr std::size_t kMaxSeen = 4096;      // PSNs of messages not posted yet
-constexpr std::size_t kMaxPull = 512;       // model packets passed over for one device request
-constexpr unsigned kHeldAge = 64;           // a held model packet is lost after this many requests
+constexpr std::size_t kMaxQueue = 4096;  // device packets waiting for their messages
+constexpr std::size_t kMaxSeen = 4096;   // PSNs of messages not posted yet
+constexpr std::size_t kMaxPull = 512;    // model packets passed over for one device request
+constexpr unsigned kHeldAge = 64;        // a held model packet is lost after this many requests
 constexpr std::size_t kMaxHeld = 1024;
 constexpr std::size_t kRecentCopies = 64;
 constexpr std::uint64_t kMaxMessage = 0x8000'0000u;  // IBA Vol. 1 §9.4: at most 2^31 bytes
@@ -187,8 +187,7 @@ void GoldenRequester::on_request(const Pkt& p, bool fresh, std::optional<std::ui
     if (!first_frame_) first_frame_ = p.frame;
   }
   if (pdiff(p.psn(), model_->start_psn) < 0) return;  // before the replay's start
-  if (!model_->mtu_guessed && mtu && *mtu != model_->mtu)
-    return resync("the path MTU changed");
+  if (!model_->mtu_guessed && mtu && *mtu != model_->mtu) return resync("the path MTU changed");
   learn(p);
   if (!model_) return;
   queue_.push_back({p, true, fresh});
@@ -220,8 +219,8 @@ void GoldenRequester::post_ready() {
     const Pkt& first = *seen_.front();
     const wire::OpcodeInfo& fop = *first.op;
     if (!fop.starts_message())
-      return resync(fmt::format("PSN {:#08x} should begin a message but carries {}", first.psn(),
-                                fop.name));
+      return resync(
+          fmt::format("PSN {:#08x} should begin a message but carries {}", first.psn(), fop.name));
     // The message's packets: one for an ONLY, a READ request or an atomic; FIRST .. LAST else.
     std::size_t n = 1;
     std::uint64_t bytes = first.payload_len;
@@ -230,8 +229,8 @@ void GoldenRequester::post_ready() {
         if (n >= seen_.size() || !seen_[n]) return;  // not known yet
         const wire::OpcodeInfo& op = *seen_[n]->op;
         if (op.operation != fop.operation || op.starts_message())
-          return resync(fmt::format("PSN {:#08x} carries {} inside a {} message",
-                                    seen_[n]->psn(), op.name, fop.name));
+          return resync(fmt::format("PSN {:#08x} carries {} inside a {} message", seen_[n]->psn(),
+                                    op.name, fop.name));
         bytes += seen_[n]->payload_len;
         if (op.ends_message()) {
           ++n;
@@ -373,9 +372,10 @@ void GoldenRequester::request(const Pkt& p, bool fresh) {
   if (pdiff(p.psn(), m.cursor) < 0 && !m.ctx().req.wait_for_rnr_timer) {
     const qp::TimeNs deadline = m.ctx().req.retransmit_deadline;
     if (deadline == qp::kNoDeadline)
-      return resync(fmt::format("PSN {:#08x} sent again after the responses the tap showed "
-                                "acknowledged it (a response lost after the tap)",
-                                p.psn()));
+      return resync(
+          fmt::format("PSN {:#08x} sent again after the responses the tap showed "
+                      "acknowledged it (a response lost after the tap)",
+                      p.psn()));
     m.credits = 0;
     m.events.run_until(deadline);
     m.drain_cq();
@@ -393,15 +393,15 @@ void GoldenRequester::request(const Pkt& p, bool fresh) {
         model_.reset();
         return;
       }
-      return resync(fmt::format("the device sent PSN {:#08x} when the model had nothing to send",
-                                p.psn()));
+      return resync(
+          fmt::format("the device sent PSN {:#08x} when the model had nothing to send", p.psn()));
     }
     const std::int32_t d = pdiff(s.psn, p.psn());
     if (d == 0) return compare(p, fresh, s);
     held_.push_back(s);
     if (d > 0)
-      return resync(fmt::format("the device sent PSN {:#08x} where the model sends {:#08x}",
-                                p.psn(), s.psn));
+      return resync(
+          fmt::format("the device sent PSN {:#08x} where the model sends {:#08x}", p.psn(), s.psn));
   }
   resync(fmt::format("the model sent {} packets before PSN {:#08x}", kMaxPull, p.psn()));
 }
@@ -410,8 +410,8 @@ std::string GoldenRequester::describe(const Sent& s) const {
   const wire::OpcodeInfo& op = wire::opcode_info(s.opcode);
   std::string out = fmt::format("{} PSN {:#08x} with {} bytes", op.name, s.psn, s.payload);
   if (op.has(wire::Header::Reth))
-    out += fmt::format(", RETH va {:#x} rkey {:#x} length {}", s.reth.va, s.reth.rkey,
-                       s.reth.dmalen);
+    out +=
+        fmt::format(", RETH va {:#x} rkey {:#x} length {}", s.reth.va, s.reth.rkey, s.reth.dmalen);
   if (op.has(wire::Header::AtomicEth))
     out += fmt::format(", AtomicETH va {:#x} rkey {:#x}", s.atomic.va, s.atomic.rkey);
   if (op.has(wire::Header::Ieth)) out += fmt::format(", IETH rkey {:#x}", s.ieth.rkey);
@@ -445,10 +445,10 @@ void GoldenRequester::compare(const Pkt& p, bool fresh, const Sent& s) {
   st.oldest_unacked = m.ctx().req.comp_psn.value();
   st.outstanding = m.ctx().req.outstanding_psns();
   st.expected = "the model's requester sends " + describe(s);
-  replay_->violation(p, conn_,
-                     fmt::format("resent {}, but the model's requester sends {}", describe(dev),
-                                 describe(s)),
-                     std::move(st), RuleId::GoldenRequester);
+  replay_->violation(
+      p, conn_,
+      fmt::format("resent {}, but the model's requester sends {}", describe(dev), describe(s)),
+      std::move(st), RuleId::GoldenRequester);
   resync("after a golden.requester violation");
 }
 

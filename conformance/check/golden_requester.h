@@ -94,12 +94,12 @@ class GoldenRequester {
   std::unique_ptr<Model> model_;
   // Restart only at a new message at this PSN or after (a parked model; nullopt: any).
   std::optional<std::uint32_t> want_start_;
-  std::deque<Event> queue_;            // requests and responses not played yet (capture order)
-  std::optional<std::uint32_t> mtu_;   // the stream's path MTU, once known
-  std::uint64_t messages_posted_ = 0;  // to the current model
-  std::uint32_t post_psn_ = 0;         // the first PSN of the next message to post
+  std::deque<Event> queue_;              // requests and responses not played yet (capture order)
+  std::optional<std::uint32_t> mtu_;     // the stream's path MTU, once known
+  std::uint64_t messages_posted_ = 0;    // to the current model
+  std::uint32_t post_psn_ = 0;           // the first PSN of the next message to post
   std::deque<std::optional<Pkt>> seen_;  // the packets the tap showed from post_psn_ on
-  std::deque<Sent> held_;              // sent by the model, not matched yet
+  std::deque<Sent> held_;                // sent by the model, not matched yet
   struct Copy {
     std::uint32_t psn = 0;
     std::uint16_t ip_id = 0;

@@ -444,6 +444,38 @@ bool first_aeth_of_flow(const Ctx& c, std::size_t i) {
   return true;
 }
 
+// A resend repeats what was sent (IBA Vol. 1 §9.7.5.2, go-back-N; spec-notes §5.3): the
+// model's requester, replayed in lockstep on the same messages, sends the original RETH there.
+void resend_changed(Ctx& c, Work& w) {
+  std::vector<std::size_t> cand;
+  for (const Flow& q : c.a.flows) {
+    if (!q.request || q.transport != wire::Transport::RC) continue;
+    for (std::size_t m = 1; m < q.frames.size(); ++m) {
+      const ParsedFrame& p = c.p(q.frames[m]);
+      if (!p.op->has(wire::Header::Reth)) continue;
+      const wire::ByteSpan b = p.bytes.subspan(p.bth_off, p.icrc_off - p.bth_off);
+      for (std::size_t k = 0; k < m; ++k) {
+        const ParsedFrame& e = c.p(q.frames[k]);
+        if (e.bth.psn != p.bth.psn) continue;
+        const wire::ByteSpan a = e.bytes.subspan(e.bth_off, e.icrc_off - e.bth_off);
+        if (std::equal(a.begin(), a.end(), b.begin(), b.end())) {
+          cand.push_back(q.frames[m]);
+          break;
+        }
+      }
+    }
+  }
+  std::sort(cand.begin(), cand.end());
+  const std::size_t i = cand[c.pick(cand.size())];
+  const ParsedFrame& p = c.p(i);
+  wire::Reth reth = p.reth;
+  reth.va += 0x1000;
+  Frame& f = w.at(i).frame;
+  wire::write_reth(span_at(f, hdr_off(p, wire::Header::Reth)), reth);
+  detail::refresh(f, detail::offsets_of(p));
+  add(w.at(i), "reth.va", fmt::format("0x{:x}", p.reth.va), fmt::format("0x{:x}", reth.va));
+}
+
 // The ICRC (IBA Vol. 1 Annex A17.4; spec-notes §1.8), on a frame whose packet never comes again.
 void icrc_corrupt(Ctx& c, Work& w) {
   auto cand = frames_where(c, [&](std::size_t i) { return !comes_again(c, i); });

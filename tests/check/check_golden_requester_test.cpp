@@ -21,7 +21,8 @@ std::uint64_t checked(const check::Report& r, RuleId id) {
 }
 std::string requester_note(const check::Report& r) {
   for (const check::Note& n : r.notes)
-    if (n.kind == NoteKind::Replay && n.message.find("golden requester replay") != std::string::npos)
+    if (n.kind == NoteKind::Replay &&
+        n.message.find("golden requester replay") != std::string::npos)
       return n.message;
   return {};
 }
@@ -77,20 +78,20 @@ Conversation read_resumed(std::uint64_t resumed_va) {
   wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 100);
   rq.reth = {0x1000, 7, 2148};
   c.send(rq);
-  wire::FrameSpec f = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 100,
-                             1024);
+  wire::FrameSpec f =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 100, 1024);
   f.aeth = {0x1F, 1};
   c.send(f);
-  wire::FrameSpec l = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 102,
-                             100);
+  wire::FrameSpec l =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 102, 100);
   l.aeth = {0x1F, 1};
   c.send(l);
   wire::FrameSpec again = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 101);
   again.reth = {resumed_va, 7, 1124};
   c.send(again);
   c.send(c.make(false, Opcode::RC_RDMA_READ_RESPONSE_FIRST, Conversation::kQpA, 101, 1024));
-  wire::FrameSpec l2 = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 102,
-                              100);
+  wire::FrameSpec l2 =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 102, 100);
   l2.aeth = {0x1F, 2};
   c.send(l2);
   return c;
