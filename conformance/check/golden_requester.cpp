@@ -29,6 +29,7 @@ constexpr std::size_t kMaxSeen = 4096;   // PSNs of messages not posted yet
 constexpr std::size_t kMaxPull = 512;    // model packets passed over for one device request
 constexpr unsigned kHeldAge = 64;        // a held model packet is lost after this many requests
 constexpr std::size_t kMaxHeld = 1024;
+constexpr std::size_t kMtuWait = 256;  // device packets waited for the path MTU at the start
 constexpr std::size_t kRecentCopies = 64;
 constexpr std::uint64_t kMaxMessage = 0x8000'0000u;  // IBA Vol. 1 §9.4: at most 2^31 bytes
 
@@ -200,7 +201,7 @@ void GoldenRequester::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
   queue_.push_back({p, false, false});
   if (mtu && !mtu_) {
     mtu_ = mtu;
-    post_ready();  // a READ waiting for the path MTU
+    post_ready();  // messages waiting for the path MTU
   }
   drain();
 }
@@ -216,6 +217,18 @@ void GoldenRequester::learn(const Pkt& p) {
 
 void GoldenRequester::post_ready() {
   while (model_ && !seen_.empty() && seen_.front()) {
+    if (model_->mtu_guessed) {
+      if (mtu_ && messages_posted_ == 0) {
+        // The path MTU is known before the model was given anything: it starts again with it.
+        const std::uint32_t at = model_->start_psn;
+        model_.reset();
+        start(at, mtu_);
+        continue;
+      }
+      // The model's QP cannot change its MTU later: the capture gets a while to show it (a
+      // multi-packet message, a READ's responses) before small messages are posted without it.
+      if (!mtu_ && messages_posted_ == 0 && queue_.size() < kMtuWait && !ending_) return;
+    }
     const Pkt& first = *seen_.front();
     const wire::OpcodeInfo& fop = *first.op;
     if (!fop.starts_message())
@@ -269,20 +282,21 @@ void GoldenRequester::post_ready() {
                                     ? packets_for(length, 256)
                                     : 1;
     if (model_->mtu_guessed && least > 1) {
-      // The path MTU decides its packets: wait for the capture to show it (a READ's responses
-      // do); the model starts again with it when it has been given nothing yet.
+      // The path MTU decides its packets: wait for the capture to show it (bounded by the
+      // queue), unless small messages went to the model at a guessed one already.
       if (!mtu_) return;
-      if (messages_posted_ != 0)
-        return resync("a message of several packets before the path MTU was known");
-      const std::uint32_t at = model_->start_psn;
-      model_.reset();
-      start(at, mtu_);
-      if (!model_) return;
-      continue;
+      return resync("a message of several packets after small ones, before the path MTU was known");
     }
     const std::uint32_t span = fop.operation == Operation::READ_REQUEST
                                    ? packets_for(length, model_->mtu)
                                    : static_cast<std::uint32_t>(n);
+    // A WRITE whose RETH length is not what its packets carry (golden.request and seq.length
+    // judge it): its work request would not give these packets, nor their PSNs.
+    if (fop.operation == Operation::WRITE && packets_for(length, model_->mtu) != n)
+      return resync(
+          fmt::format("the WRITE at PSN {:#08x} carries {} packets for a RETH length "
+                      "of {}",
+                      first.psn(), n, length));
     if (length != 0) wr.sg_list.push_back({0, static_cast<std::uint32_t>(length), model_->lkey});
     if (model_->ad.post_send(model_->qpn, wr) != model::PostError::OK)
       return resync("the model refused the work request");
@@ -474,6 +488,10 @@ void GoldenRequester::park_if_idle() {
 }
 
 void GoldenRequester::finish() {
+  // What waited for the path MTU is played without it: the capture will not show it now.
+  ending_ = true;
+  post_ready();
+  drain();
   lost_ += held_.size();  // never shown by the end of the capture
   held_.clear();
   if (compared_ == 0 && resyncs_ == 0) return;

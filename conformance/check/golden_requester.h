@@ -106,6 +106,7 @@ class GoldenRequester {
     std::uint32_t icrc = 0;
   };
   std::deque<Copy> recent_;  // requests compared lately (their link or tap copies are skipped)
+  bool ending_ = false;      // finish(): nothing more will come
   bool stopped_ = false;
   std::string stop_reason_;
   std::uint64_t first_frame_ = 0;

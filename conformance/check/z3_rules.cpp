@@ -75,19 +75,9 @@ void Stream::judge_keys_z3() {
              fmt::format("z3.key judged the first {} distinct accesses of the connection; {} "
                          "later ones were not judged",
                          key_answers_.size(), key_answers_dropped_));
-  // Without a setup, a stream where no rkey (in one epoch) was both granted and refused is always
-  // explained: the keys only refused are unusable by the QP, the others grant everything over
-  // the whole address space, and the QP allows every kind. The solver is asked only when
-  // something can contradict.
-  if (!known_qp) {
-    std::set<std::pair<std::uint32_t, std::uint32_t>> granted, refused;
-    for (const KeyAnswer& k : key_answers_)
-      (k.obs.granted ? granted : refused).emplace(k.obs.rkey, k.obs.epoch);
-    if (std::none_of(refused.begin(), refused.end(),
-                     [&](const auto& key) { return granted.count(key) > 0; }))
-      return;
-  }
-
+  // A table that explains every answer is looked for directly before the solver is asked
+  // (proofs::trace::judge_keys, KeyMethod::DIRECT_FIRST): without a setup, a stream where no rkey
+  // (in one epoch) was both granted and refused never reaches Z3.
   std::vector<proofs::trace::KeyObservation> obs;
   obs.reserve(key_answers_.size());
   for (const KeyAnswer& k : key_answers_) obs.push_back(k.obs);

@@ -4,6 +4,7 @@
 // an opcode of the list never appeared (docs/check-validation.md).
 #include <fmt/format.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <map>
 #include <set>
@@ -20,6 +21,42 @@ std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
+// The number in `s` just before `what` ("12 agreed"), 0 when absent.
+std::uint64_t count_before(const std::string& s, const std::string& what) {
+  const auto at = s.find(what);
+  if (at == std::string::npos || at == 0) return 0;
+  auto from = s.rfind(' ', at - 1);
+  from = from == std::string::npos ? 0 : from + 1;
+  return std::strtoull(s.substr(from, at - from).c_str(), nullptr, 10);
+}
+
+// Adds up a golden replay note: what was compared and agreed, and why the replay started again
+// (the last reason, cut before its PSNs and frames).
+void tally_replay(const check::Note& n, std::map<std::string, std::uint64_t>& t) {
+  if (n.kind != check::NoteKind::Replay) return;
+  const std::string& m = n.message;
+  const bool req = m.rfind("golden requester replay:", 0) == 0;
+  const std::string who = req ? "requester" : "responder";
+  t[who + " connections"] += 1;
+  t[who + " compared"] += count_before(m, req ? " requests compared" : " responses compared");
+  t[who + " agreed"] += count_before(m, " agreed");
+  const std::uint64_t resyncs = count_before(m, " resync");
+  t[who + " resyncs"] += resyncs;
+  const auto last = m.find("(last: ");
+  if (resyncs != 0 && last != std::string::npos) {
+    // Its words, without the numbers (PSNs, frames, counts).
+    std::string why;
+    std::size_t at = last + 7;
+    while (at < m.size() && m[at] != ')' && m[at] != ';') {
+      const std::size_t end = std::min(m.find_first_of(" );", at), m.size());
+      const std::string word = m.substr(at, end - at);
+      if (!word.empty() && !std::isdigit(static_cast<unsigned char>(word[0])))
+        why += (why.empty() ? "" : " ") + word;
+      at = end < m.size() && m[end] == ' ' ? end + 1 : end;
+    }
+    t[who + " last resync: " + why] += 1;
+  }
+}
 }  // namespace
 
 int main() {
@@ -33,6 +70,7 @@ int main() {
   // profile): where the rule did more than pass.
   std::map<std::string, std::uint64_t> deviated, explained;
   std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
+  std::map<std::string, std::uint64_t> replays;  // the golden replays' notes, added up
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
     const corpus::Outcome o = corpus::evaluate(seed, profiles, compare_jobs);
     frames += o.run.frames.size();
@@ -51,6 +89,8 @@ int main() {
         if (rr.deviations != 0) deviated[std::string(r.id)] += rr.deviations;
         if (rr.explained != 0) explained[std::string(r.id)] += rr.explained;
       }
+    if (!o.reports.empty())
+      for (const check::Note& n : o.reports.front().notes) tally_replay(n, replays);
     for (std::size_t i = 0; i < o.reports.size(); ++i)
       ++verdicts[fmt::format("{} {}", profiles[i].name,
                              corpus::verdict_name(o.reports[i].verdict))];
@@ -68,6 +108,7 @@ int main() {
   for (const auto& [t, n] : taps) fmt::print("tap {}: {} runs\n", t, n);
   for (const auto& [a, n] : faults) fmt::print("fault {}: {} frames\n", a, n);
   for (const auto& [e, n] : events) fmt::print("model {}: {}\n", e, n);
+  for (const auto& [r, n] : replays) fmt::print("replay {}: {}\n", r, n);
   for (const auto& [r, n] : checked) fmt::print("rule {} checked: {}\n", r, n);
   for (const auto& [r, n] : deviated) fmt::print("rule {} deviations: {}\n", r, n);
   for (const auto& [r, n] : explained) fmt::print("rule {} explained: {}\n", r, n);
