@@ -31,6 +31,7 @@ constexpr unsigned kHeldAge = 64;        // a held model packet is lost after th
 constexpr std::size_t kMaxHeld = 1024;
 constexpr std::size_t kMtuWait = 256;  // device packets waited for the path MTU at the start
 constexpr std::size_t kRecentCopies = 64;
+constexpr std::size_t kSentLog = 256;  // model packets kept to compare resends of acked PSNs
 constexpr std::uint64_t kMaxMessage = 0x8000'0000u;  // IBA Vol. 1 §9.4: at most 2^31 bytes
 
 std::uint32_t packets_for(std::uint64_t len, std::uint32_t mtu) {
@@ -81,7 +82,8 @@ struct GoldenRequester::Model final : trace::Observer, model::TxPacer {
   // request behind it is a go-back the model has not made (on_retry moves it back).
   std::uint32_t cursor = 0;
   int credits = 0;
-  std::deque<Sent> out;
+  std::deque<Sent> out;       // sent, not taken yet
+  std::deque<Sent> sent_log;  // the latest packets it sent
 
   static model::AdapterConfig config(const Options& o) {
     model::AdapterConfig c;
@@ -118,6 +120,14 @@ struct GoldenRequester::Model final : trace::Observer, model::TxPacer {
         op.operation == Operation::READ_REQUEST ? packets_for(f.reth.dmalen, mtu) : 1;
     cursor = padd(s.psn, span);
     out.push_back(s);
+    sent_log.push_back(s);
+    if (sent_log.size() > kSentLog) sent_log.pop_front();
+  }
+  // The model's latest packet at `psn` among the recent ones, nullptr: none.
+  const Sent* sent_at(std::uint32_t psn) const {
+    for (auto it = sent_log.rbegin(); it != sent_log.rend(); ++it)
+      if (it->psn == psn) return &*it;
+    return nullptr;
   }
   void on_retry(const trace::RetryEvent& e) override { cursor = e.from_psn; }
 
@@ -381,15 +391,23 @@ void GoldenRequester::request(const Pkt& p, bool fresh) {
     held_.pop_front();
     ++lost_;  // lost before the tap
   }
+  // A PSN the responses the tap showed have acknowledged to the model: the device did not get
+  // them (lost after the tap). The model does not go back; the resend is compared with what the
+  // model sent at that PSN before.
+  if (pdiff(p.psn(), m.ctx().req.comp_psn.value()) < 0) {
+    ++unheard_;
+    if (const Sent* s = m.sent_at(p.psn())) return compare(p, fresh, *s);
+    return;
+  }
   // The device went back where the model did not: the model's ACK timer fires now (timing is
   // free); with nothing outstanding it has nothing to go back to.
   if (pdiff(p.psn(), m.cursor) < 0 && !m.ctx().req.wait_for_rnr_timer) {
     const qp::TimeNs deadline = m.ctx().req.retransmit_deadline;
-    if (deadline == qp::kNoDeadline)
+    if (deadline == qp::kNoDeadline) {
+      if (!qp::state_rules(m.ctx().state()).sq_processes) return stop_in_error(p);
       return resync(
-          fmt::format("PSN {:#08x} sent again after the responses the tap showed "
-                      "acknowledged it (a response lost after the tap)",
-                      p.psn()));
+          fmt::format("PSN {:#08x} sent again while the model's ACK timer was off", p.psn()));
+    }
     m.credits = 0;
     m.events.run_until(deadline);
     m.drain_cq();
@@ -398,15 +416,7 @@ void GoldenRequester::request(const Pkt& p, bool fresh) {
   for (std::size_t pulled = 0; pulled < kMaxPull; ++pulled) {
     Sent s;
     if (!next_from_model(s)) {
-      if (!qp::state_rules(m.ctx().state()).sq_processes) {
-        stopped_ = true;
-        stop_reason_ = fmt::format(
-            "the model's requester is in error from frame {} on (err.after_fatal judges what "
-            "follows)",
-            p.frame);
-        model_.reset();
-        return;
-      }
+      if (!qp::state_rules(m.ctx().state()).sq_processes) return stop_in_error(p);
       return resync(
           fmt::format("the device sent PSN {:#08x} when the model had nothing to send", p.psn()));
     }
@@ -418,6 +428,19 @@ void GoldenRequester::request(const Pkt& p, bool fresh) {
           fmt::format("the device sent PSN {:#08x} where the model sends {:#08x}", p.psn(), s.psn));
   }
   resync(fmt::format("the model sent {} packets before PSN {:#08x}", kMaxPull, p.psn()));
+}
+
+void GoldenRequester::stop_in_error(const Pkt& p) {
+  // A fatal NAK (or retries exhausted) put the model's QP in error: it sends nothing more.
+  // err.after_fatal judges what the device sends, and whether it heard the NAK.
+  stopped_ = true;
+  stop_reason_ = fmt::format(
+      "the model's requester is in error at frame {} (err.after_fatal judges what follows)",
+      p.frame);
+  model_.reset();
+  queue_.clear();
+  seen_.clear();
+  held_.clear();
 }
 
 std::string GoldenRequester::describe(const Sent& s) const {
@@ -501,6 +524,8 @@ void GoldenRequester::finish() {
       compared_, messages_, agreed_);
   if (lost_ != 0) s += fmt::format("; {} model packets taken as lost before the tap", lost_);
   if (timeouts_ != 0) s += fmt::format("; {} go-backs with no NAK (its timer fired)", timeouts_);
+  if (unheard_ != 0)
+    s += fmt::format("; {} resends of PSNs the tap's responses had acknowledged", unheard_);
   if (resyncs_ != 0)
     s += fmt::format("; {} resync{} (last: {})", resyncs_, resyncs_ == 1 ? "" : "s", last_resync_);
   if (stopped_) s += "; " + stop_reason_;

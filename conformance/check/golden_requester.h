@@ -86,6 +86,7 @@ class GoldenRequester {
   bool next_from_model(Sent& s);
   void compare(const Pkt& p, bool fresh, const Sent& s);
   void resync(std::string why);
+  void stop_in_error(const Pkt& p);
   void park_if_idle();
   std::string describe(const Sent& s) const;
 
@@ -111,6 +112,7 @@ class GoldenRequester {
   std::string stop_reason_;
   std::uint64_t first_frame_ = 0;
   std::uint64_t compared_ = 0, agreed_ = 0, lost_ = 0, timeouts_ = 0, resyncs_ = 0, messages_ = 0;
+  std::uint64_t unheard_ = 0;  // resends of PSNs the model had seen acknowledged
   std::string last_resync_;
 };
 

@@ -144,6 +144,38 @@ TEST(CheckGoldenRequester, AWriteResentWithAnotherKeyFails) {
   EXPECT_NE(v->state.expected.find("rkey 0x9"), std::string::npos) << v->state.expected;
 }
 
+// The tap saw the ACK, the requester did not (lost after the tap): its timeout resend of an
+// acknowledged PSN is compared with what the model sent there, and the model does not go back.
+Conversation write_acked_then_resent(std::uint32_t resent_rkey) {
+  Conversation c;
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);
+  w.reth = {0x2000, 9, 64};
+  c.send(w);
+  c.ack(100, 1);
+  w.reth.rkey = resent_rkey;
+  w.ip.id += 7;  // a resend, not a copy of the same frame
+  c.send(w, 20'000'000);
+  c.ack(100, 1);
+  c.req(Opcode::RC_SEND_ONLY, 101, 8);
+  c.ack(101, 2);
+  return c;
+}
+
+TEST(CheckGoldenRequester, AResendOfAnAcknowledgedPsnIsComparedWithWhatTheModelSent) {
+  const check::Report r = write_acked_then_resent(9).check(strict());
+  EXPECT_EQ(count(r, RuleId::GoldenRequester), 0u) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::GoldenRequester), 1u) << describe(r);
+  const std::string note = requester_note(r);
+  EXPECT_NE(note.find("3 agreed; 1 resends of PSNs the tap's responses had acknowledged"),
+            std::string::npos)
+      << note;
+  EXPECT_EQ(note.find("resync"), std::string::npos) << note;
+  const check::Report bad = write_acked_then_resent(10).check(strict());
+  const check::Violation* v = first_of(bad, RuleId::GoldenRequester);
+  ASSERT_NE(v, nullptr) << describe(bad);
+  EXPECT_EQ(v->frame, 3u);
+}
+
 TEST(CheckGoldenRequester, OffSwitchLeavesTheRuleUnchecked) {
   check::Options o;
   o.profile = strict();
