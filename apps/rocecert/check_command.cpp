@@ -108,7 +108,9 @@ CLI::App* add_check_command(CLI::App& app, CheckArgs& args) {
                   "states and async events (docs/check.md); held against the wire (events.*)");
   chk->add_flag("--no-golden", args.no_golden,
                 "Skip the golden replay (the RC requests fed to the model's responder, its "
-                "answers compared with the device's: rule golden.response)");
+                "answers compared with the device's, and the model's requester replayed in "
+                "lockstep on the messages and responses: rules golden.response, golden.request, "
+                "golden.requester)");
   chk->add_flag("--no-z3", args.no_z3,
                 "Skip the invariants the Z3 solver checks over each connection (rules z3.*, "
                 "docs/proofs.md)");

@@ -21,7 +21,7 @@ struct CheckArgs {
   bool quiet = false;                               // no text report
   std::string setup;  // --setup: a scenario file describing the DUT's MRs and QPs; empty: none
   unsigned jobs = 1;  // threads: 2 or more pipeline decoding and rules, and take captures in turn
-  bool no_golden = false;  // --no-golden: skip the golden replay (golden.response)
+  bool no_golden = false;  // --no-golden: skip the golden replay (golden.*)
   bool no_z3 = false;      // --no-z3: skip the Z3 invariants (z3.*)
   std::string events;      // --events: the DUT's log (JSON lines); empty: none
 };
