@@ -83,9 +83,29 @@ TEST(CheckCorpus, ModelTrafficUnderFaultsIsNeverFail) {
   std::map<std::string, std::uint64_t> verdicts;
   std::map<std::string, std::uint64_t> events;
   std::uint64_t frames = 0, faulty_runs = 0;
+  // The requester replayed in lockstep (golden.requester): what it compared, agreed and judged.
+  std::uint64_t req_compared = 0, req_agreed = 0, req_replays = 0, resends_judged = 0;
+  auto number_before = [](const std::string& m, const std::string& what) -> std::uint64_t {
+    const auto at = m.find(what);
+    if (at == std::string::npos || at == 0) return 0;
+    const auto from = m.rfind(' ', at - 1);
+    return std::stoull(m.substr(from == std::string::npos ? 0 : from + 1));
+  };
   for (std::uint64_t seed = 1; seed <= kBudget; ++seed) {
     const corpus::Outcome o = corpus::evaluate(seed, profiles);
     EXPECT_TRUE(o.problems.empty()) << o.detail;
+    if (!o.reports.empty()) {
+      const check::Report& r = o.reports.front();
+      resends_judged += r.rules[static_cast<std::size_t>(check::RuleId::GoldenRequester)].checked;
+      for (const check::Note& n : r.notes) {
+        if (n.kind != check::NoteKind::Replay ||
+            n.message.rfind("golden requester replay:", 0) != 0)
+          continue;
+        ++req_replays;
+        req_compared += number_before(n.message, " requests compared");
+        req_agreed += number_before(n.message, " agreed");
+      }
+    }
     frames += o.run.frames.size();
     opcodes.insert(o.run.opcodes.begin(), o.run.opcodes.end());
     for (const auto& [action, n] : o.run.faults) faults[action] += n;
@@ -110,9 +130,18 @@ TEST(CheckCorpus, ModelTrafficUnderFaultsIsNeverFail) {
     EXPECT_GT(events[e], 0u) << e;
   EXPECT_EQ(taps.size(), 4u);
   EXPECT_GT(frames, kBudget * 10);
+  // Every request the requester replays compared agreed with the model's (a disagreement is a
+  // resync or a golden.requester violation), and resends were among them.
+  EXPECT_GT(req_replays, kBudget);
+  EXPECT_GT(req_compared, kBudget * 10);
+  EXPECT_EQ(req_agreed, req_compared);
+  EXPECT_GT(resends_judged, 0u);
   std::string summary;
   for (const auto& [v, n] : verdicts) summary += " " + v + "=" + std::to_string(n);
   for (const auto& [a, n] : faults) summary += " " + a + ":" + std::to_string(n);
+  summary += " requester replays:" + std::to_string(req_replays) +
+             " compared:" + std::to_string(req_compared) +
+             " resends judged:" + std::to_string(resends_judged);
   std::printf("%llu seeds, %llu frames, %zu opcodes;%s\n", static_cast<unsigned long long>(kBudget),
               static_cast<unsigned long long>(frames), opcodes.size(), summary.c_str());
 }
