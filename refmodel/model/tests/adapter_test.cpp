@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "model_pair.h"
+#include "rocecert/model/bring_up.h"
 #include "rocecert/wire/encode.h"
 
 using namespace rocecert;
@@ -490,6 +491,87 @@ TEST(Adapter, DeliverRequestExecutesADecodedRequestOnTheGivenQp) {
   const std::vector<std::uint8_t> ack_frame = wire::encode(ack);
   EXPECT_FALSE(t.b.ad->deliver_request(t.b.qpn, wire::decode(ack_frame)));
   EXPECT_FALSE(t.b.ad->deliver_request(qp::Qpn(0x777), p));
+}
+
+// A requester with no link, as the checker's golden requester replay runs one: what it sends
+// is seen by its observer, and the responses are handed to its completer (deliver_response).
+struct LoneRequester : trace::Observer {
+  sim::EventQueue events;
+  model::Adapter ad;
+  qp::Qpn qpn{};
+  qp::CqId cq{};
+  std::uint32_t lkey = 0;
+  std::vector<std::uint32_t> sent;  // PSNs
+  static model::AdapterConfig config(std::uint32_t window) {
+    model::AdapterConfig c;
+    c.qp.device.max_unacked_psns = window;
+    return c;
+  }
+  explicit LoneRequester(std::uint32_t window = 128) : ad(0, config(window), events, *this) {
+    const mem::Pd pd = ad.alloc_pd().value;
+    lkey = ad.reg_mr({pd, 0, 1u << 20, mem::Access::LOCAL_WRITE, std::nullopt}).value.lkey.value();
+    cq = ad.create_cq(64);
+    qp::CreateQpParams cp;
+    cp.type = qp::QpType::RC;
+    cp.pd = qp::PdId{pd.value};
+    cp.send_cq = cp.recv_cq = cq;
+    cp.caps = {64, 1, 1, 1, 0};
+    qpn = ad.create_qp(cp).qpn;
+    model::BringUp b;
+    b.sq_psn = 100;
+    std::array<std::uint8_t, 16> peer{};
+    peer[15] = 2;
+    EXPECT_FALSE(model::bring_up(ad, qpn, peer, {}, qp::Qpn(9), b));
+  }
+  bool needs_frame_bytes() const override { return false; }
+  void on_frame(const trace::FrameEvent& e) override {
+    if (e.dir == trace::Direction::TX && e.spec != nullptr) sent.push_back(e.spec->bth.psn);
+  }
+  void send(std::uint64_t id) {
+    tx::SendWr wr;
+    wr.wr_id = id;
+    wr.opcode = tx::WrOpcode::SEND;
+    wr.send_flags = tx::kSendSignaled;
+    wr.sg_list.push_back({0, 8, lkey});
+    EXPECT_EQ(ad.post_send(qpn, wr), model::PostError::OK);
+  }
+};
+
+TEST(Adapter, DeliverResponseHandsADecodedResponseToTheCompleter) {
+  LoneRequester r;
+  r.send(1);
+  r.events.run_until(r.events.now());
+  EXPECT_EQ(r.sent, (std::vector<std::uint32_t>{100}));
+  wire::FrameSpec ack;
+  ack.bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
+  ack.bth.dqpn = 0xABCDEF;  // not the QP's number: deliver_response does not demultiplex
+  ack.bth.psn = 100;
+  ack.aeth = {0x1F, 1};
+  wire::finalize(ack);
+  const std::vector<std::uint8_t> frame = wire::encode(ack);
+  EXPECT_TRUE(r.ad.deliver_response(r.qpn, wire::decode(frame)));
+  const std::vector<cq::Wc> wc = r.ad.poll_cq(r.cq, 4);
+  ASSERT_EQ(wc.size(), 1u);
+  EXPECT_EQ(wc[0].wr_id, 1u);
+  EXPECT_EQ(wc[0].status, cq::WcStatus::SUCCESS);
+  // A request, or a QP that does not exist, is not taken.
+  wire::FrameSpec req;
+  req.bth.opcode = wire::to_u8(wire::Opcode::RC_SEND_ONLY);
+  wire::finalize(req);
+  const std::vector<std::uint8_t> req_frame = wire::encode(req);
+  EXPECT_FALSE(r.ad.deliver_response(r.qpn, wire::decode(req_frame)));
+  EXPECT_FALSE(r.ad.deliver_response(qp::Qpn(0x777), wire::decode(frame)));
+}
+
+// DeviceLimits::max_unacked_psns: the requester's window (rxe's 128 by default) holds a packet
+// whose PSN is more than that past the oldest unacknowledged one.
+TEST(Adapter, TheRequestersWindowIsTheDevicesMaxUnackedPsns) {
+  for (const std::uint32_t window : {4u, 128u}) {
+    LoneRequester r(window);
+    for (std::uint64_t i = 0; i < 10; ++i) r.send(i);
+    r.events.run_until(r.events.now());
+    EXPECT_EQ(r.sent.size(), window == 4 ? 5u : 10u) << "window " << window;
+  }
 }
 
 // The checker's golden responder reads what the model sends from FrameEvent::spec alone: an
