@@ -35,10 +35,6 @@ check::Report check_with(const std::string& capture, const std::string& events_t
   return agreed(check::check_files({kDir + capture + ".pcap"}, o));
 }
 
-std::uint64_t checked(const check::Report& r, RuleId id) {
-  return r.rules[static_cast<std::size_t>(id)].checked;
-}
-
 // Replaces the first occurrence of `from` after the line containing `anchor`.
 std::string replace_after(std::string text, const std::string& anchor, const std::string& from,
                           const std::string& to) {

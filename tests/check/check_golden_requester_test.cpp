@@ -16,20 +16,12 @@ using check::RuleId;
 using check::Verdict;
 using wire::Opcode;
 
-std::uint64_t checked(const check::Report& r, RuleId id) {
-  return r.rules[static_cast<std::size_t>(id)].checked;
-}
 std::string requester_note(const check::Report& r) {
   for (const check::Note& n : r.notes)
     if (n.kind == NoteKind::Replay &&
         n.message.find("golden requester replay") != std::string::npos)
       return n.message;
   return {};
-}
-const check::Violation* first_of(const check::Report& r, RuleId id) {
-  for (const check::Violation& v : r.violations)
-    if (v.rule == id) return &v;
-  return nullptr;
 }
 
 // A SEND of three packets (MTU 1024) whose MIDDLE (PSN 101) is lost before the tap (or after

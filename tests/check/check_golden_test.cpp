@@ -19,18 +19,10 @@ using check::RuleId;
 using check::Verdict;
 using wire::Opcode;
 
-std::uint64_t checked(const check::Report& r, RuleId id) {
-  return r.rules[static_cast<std::size_t>(id)].checked;
-}
 std::string replay_note(const check::Report& r) {
   for (const check::Note& n : r.notes)
     if (n.kind == NoteKind::Replay) return n.message;
   return {};
-}
-const check::Violation* first_of(const check::Report& r, RuleId id) {
-  for (const check::Violation& v : r.violations)
-    if (v.rule == id) return &v;
-  return nullptr;
 }
 
 // A WRITE ONLY and its ACK.

@@ -48,9 +48,6 @@ check::Report check_capture(const std::string& capture, std::shared_ptr<const ch
   return check::check_files({kDir + capture + ".pcap"}, o);
 }
 
-std::uint64_t checked(const check::Report& r, RuleId id) {
-  return r.rules[static_cast<std::size_t>(id)].checked;
-}
 std::uint64_t deviations(const check::Report& r, RuleId id) {
   return r.rules[static_cast<std::size_t>(id)].deviations;
 }

@@ -18,9 +18,6 @@ std::size_t notes(const check::Report& r, NoteKind k) {
   for (const check::Note& x : r.notes) n += x.kind == k ? 1 : 0;
   return n;
 }
-std::uint64_t checked(const check::Report& r, RuleId id) {
-  return r.rules[static_cast<std::size_t>(id)].checked;
-}
 
 // Three SENDs, ACKed one by one.
 Conversation sends() {

@@ -24,10 +24,6 @@ check::Options with_setup(const std::string& path) {
   return o;
 }
 
-std::uint64_t checked(const check::Report& r, RuleId id) {
-  return r.rules[static_cast<std::size_t>(id)].checked;
-}
-
 TEST(CheckSetup, RealBadRkeyCapturesAreJustified) {
   for (const char* name : {"multi_qp_errors", "err_write_bad_rkey"}) {
     SCOPED_TRACE(name);

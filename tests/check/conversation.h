@@ -147,6 +147,18 @@ inline std::size_t count(const check::Report& r, check::RuleId rule, bool deviat
   return n;
 }
 
+// How many times `rule` was evaluated.
+inline std::uint64_t checked(const check::Report& r, check::RuleId rule) {
+  return r.rules[static_cast<std::size_t>(rule)].checked;
+}
+
+// The first violation of `rule`, nullptr: none.
+inline const check::Violation* first_of(const check::Report& r, check::RuleId rule) {
+  for (const check::Violation& v : r.violations)
+    if (v.rule == rule) return &v;
+  return nullptr;
+}
+
 inline std::string describe(const check::Report& r) {
   std::string s = std::string(check::to_string(r.verdict)) + "\n";
   for (const check::Violation& v : r.violations)
