@@ -11,17 +11,12 @@
 namespace rocecert::testing {
 namespace {
 
-using check::NoteKind;
 using check::RuleId;
 using check::Verdict;
 using wire::Opcode;
 
 std::string requester_note(const check::Report& r) {
-  for (const check::Note& n : r.notes)
-    if (n.kind == NoteKind::Replay &&
-        n.message.find("golden requester replay") != std::string::npos)
-      return n.message;
-  return {};
+  return replay_note(r, "golden requester replay:");
 }
 
 // A SEND of three packets (MTU 1024) whose MIDDLE (PSN 101) is lost before the tap (or after

@@ -14,16 +14,9 @@
 namespace rocecert::testing {
 namespace {
 
-using check::NoteKind;
 using check::RuleId;
 using check::Verdict;
 using wire::Opcode;
-
-std::string replay_note(const check::Report& r) {
-  for (const check::Note& n : r.notes)
-    if (n.kind == NoteKind::Replay) return n.message;
-  return {};
-}
 
 // A WRITE ONLY and its ACK.
 Conversation write_only(std::uint32_t dmalen, std::uint32_t payload) {

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "../support/command.h"
@@ -150,6 +151,14 @@ inline std::size_t count(const check::Report& r, check::RuleId rule, bool deviat
 // How many times `rule` was evaluated.
 inline std::uint64_t checked(const check::Report& r, check::RuleId rule) {
   return r.rules[static_cast<std::size_t>(rule)].checked;
+}
+
+// The first replay note that begins with `head` ("golden replay:" for the responder's replay,
+// "golden requester replay:" for the requester's); empty: none.
+inline std::string replay_note(const check::Report& r, std::string_view head = "golden replay:") {
+  for (const check::Note& n : r.notes)
+    if (n.kind == check::NoteKind::Replay && n.message.rfind(head, 0) == 0) return n.message;
+  return {};
 }
 
 // The first violation of `rule`, nullptr: none.
