@@ -59,10 +59,17 @@ struct Pkt {
 
   std::uint32_t psn() const { return bth.psn; }
   bool has(wire::Header h) const { return op != nullptr && op->has(h); }
-  // Same bytes as far as a duplicate by the link or the tap goes (IPv4 id included).
-  bool same_frame(const Pkt& o) const {
-    return icrc == o.icrc && ip_id == o.ip_id && bth == o.bth && payload_len == o.payload_len;
-  }
+  // What a duplicate by the link or the tap has the same (IPv4 id included): kept on its own
+  // where a frame is remembered only to recognise its copies.
+  struct CopyKey {
+    std::uint32_t icrc = 0;
+    std::uint16_t ip_id = 0;
+    std::uint32_t payload_len = 0;
+    wire::Bth bth{};
+    bool operator==(const CopyKey&) const = default;
+  };
+  CopyKey copy_key() const { return {icrc, ip_id, payload_len, bth}; }
+  bool same_frame(const Pkt& o) const { return copy_key() == o.copy_key(); }
 };
 
 // Bounds on what a report stores (the counts stay exact beyond them).

@@ -5,11 +5,8 @@
 
 #include <array>
 
+#include "golden_model.h"
 #include "rocecert/check/setup.h"
-#include "rocecert/mem/keys.h"
-#include "rocecert/model/adapter.h"
-#include "rocecert/model/bring_up.h"
-#include "rocecert/sim/event_queue.h"
 #include "rocecert/wire/encode.h"
 #include "rocecert/wire/opcode.h"
 
@@ -56,7 +53,7 @@ std::string syndrome_name(std::uint8_t syndrome) {
 }  // namespace
 
 // The model adapter that plays the device's responder, and what it answered, per PSN.
-struct GoldenResponder::Model final : trace::Observer {
+struct GoldenResponder::Model final : trace::Observer, ReplayModel {
   // Everything the model answered at one PSN (a duplicate may be answered again, differently:
   // a duplicate SEND/WRITE is re-ACKed at ePSN - 1, which may be a READ's or an atomic's PSN).
   struct Answer {
@@ -75,17 +72,10 @@ struct GoldenResponder::Model final : trace::Observer {
     bool answered() const { return count != 0; }
   };
 
-  sim::EventQueue events;
-  model::Adapter ad;
-  qp::Qpn qpn{};
-  qp::CqId cq{};
   std::uint32_t recv_lkey = 0;
-  std::uint32_t mtu = 4096;
-  bool mtu_guessed = true;
   // A READ longer than the smallest MTU was fed while the MTU was a guess: how many responses
   // it takes, and so every PSN after it, depends on the MTU the capture has not shown yet.
   bool mtu_sensitive = false;
-  std::uint32_t start_psn = 0;
   std::optional<std::uint32_t> msn_offset;  // device MSN - model MSN (mod 2^24)
   bool setup_governs = false;               // keys judged from --setup
   std::uint32_t any_rkey = 0;               // without setup: the MR that grants everything
@@ -94,18 +84,13 @@ struct GoldenResponder::Model final : trace::Observer {
   std::deque<Answer> answers;
 
   static model::AdapterConfig config(const Options& o) {
-    model::AdapterConfig c;
-    c.name = "golden";
+    model::AdapterConfig c = base_config("golden", o);
     // One ACK per executed packet: the device may coalesce them, and every PSN then has the
     // model's MSN at hand (AckCoalescing in refmodel/include/rocecert/model/adapter.h).
     c.profile.ack.mode = model::AckCoalescing::Mode::EVERY_PACKET;
-    c.profile.error_profile = model_error_profile(o.profile);
-    c.qp.device.active_mtu = qp::PathMtu::MTU_4096;
     return c;
   }
-  explicit Model(const Options& o) : ad(0, config(o), events, *this) {
-    ad.memory().set_discard(true);
-  }
+  explicit Model(const Options& o) : ReplayModel(config(o), *this) {}
 
   // The model's answers are read from what it would send (FrameEvent::spec): never encoded, nor
   // decoded again (the model has no link).
@@ -196,7 +181,6 @@ struct GoldenResponder::Model final : trace::Observer {
     return s;
   }
 
-  const qp::QpContext& ctx() const { return *ad.qps().find(qpn); }
   std::uint32_t epsn() const { return ctx().resp.epsn.value(); }
   std::uint32_t msn() const { return ctx().resp.msn.value(); }
   bool in_error() const { return !qp::state_rules(ctx().state()).rq_processes; }
@@ -336,18 +320,7 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
   }
   const auto recv = ad.reg_mr({qp_pd, 0, kRecvBytes, mem::Access::LOCAL_WRITE, std::nullopt});
   m->recv_lkey = recv.value.lkey.value();
-  m->cq = ad.create_cq(1024);
-  qp::CreateQpParams cp;
-  cp.type = qp::QpType::RC;
-  cp.pd = qp::PdId{qp_pd.value};
-  cp.send_cq = cp.recv_cq = m->cq;
-  cp.caps = {1, 16, 1, 1, 0};
-  const qp::CreateResult cr = ad.create_qp(cp);
-  m->qpn = cr.qpn;
-  m->mtu = mtu.value_or(4096);
-  m->mtu_guessed = !mtu.has_value();
   model::BringUp b;
-  b.mtu = m->mtu;
   b.rq_psn = epsn;
   b.access = qp_access;
   // The device's responder resources are not on the wire: a duplicate READ the model no longer
@@ -355,9 +328,7 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
   // to a power of two), so only a setup's none is taken: then every READ and atomic is refused
   // (IBA Vol. 1 §9.7.5.1.4 / docs/spec-notes.md §4.4, no responder resources).
   b.max_dest_rd_atomic = sq != nullptr && sq->max_dest_rd_atomic == 0 ? 0 : 16;
-  std::array<std::uint8_t, 16> peer{};
-  peer[15] = 1;
-  if (!cr.ok() || model::bring_up(ad, m->qpn, peer, {}, qp::Qpn(1), b)) {
+  if (!m->open_rc(qp_pd, {1, 16, 1, 1, 0}, mtu, b)) {
     stop("the model could not set up its responder QP");
     return;
   }

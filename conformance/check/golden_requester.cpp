@@ -7,10 +7,7 @@
 #include <array>
 
 #include "golden.h"
-#include "rocecert/mem/keys.h"
-#include "rocecert/model/adapter.h"
-#include "rocecert/model/bring_up.h"
-#include "rocecert/sim/event_queue.h"
+#include "golden_model.h"
 #include "rocecert/wire/encode.h"
 #include "rocecert/wire/opcode.h"
 
@@ -69,15 +66,8 @@ std::optional<tx::WrOpcode> wr_opcode(const wire::OpcodeInfo& first, const wire:
 }  // namespace
 
 // The model adapter whose requester plays the device's, and the packets it sent.
-struct GoldenRequester::Model final : trace::Observer, model::TxPacer {
-  sim::EventQueue events;
-  model::Adapter ad;
-  qp::Qpn qpn{};
-  qp::CqId cq{};
+struct GoldenRequester::Model final : trace::Observer, model::TxPacer, ReplayModel {
   std::uint32_t lkey = 0;
-  std::uint32_t mtu = 4096;
-  bool mtu_guessed = true;
-  std::uint32_t start_psn = 0;
   // The PSN the model will send next, as far as what it sent and its retries show: a device
   // request behind it is a go-back the model has not made (on_retry moves it back).
   std::uint32_t cursor = 0;
@@ -86,21 +76,15 @@ struct GoldenRequester::Model final : trace::Observer, model::TxPacer {
   std::deque<Sent> sent_log;  // the latest packets it sent
 
   static model::AdapterConfig config(const Options& o) {
-    model::AdapterConfig c;
-    c.name = "golden-requester";
-    c.profile.error_profile = model_error_profile(o.profile);
+    model::AdapterConfig c = base_config("golden-requester", o);
     // The device's limits are not on the wire (read.rd_atomic_limit and psn.window judge them):
     // the model's requester is held by none of its own.
-    c.qp.device.active_mtu = qp::PathMtu::MTU_4096;
     c.qp.device.max_unacked_psns = 1u << 22;
     c.qp.device.max_qp_wr = 1u << 16;
     c.profile.retry_cnt_7_is_infinite = true;  // psn.retry_count judges the counts
     return c;
   }
-  explicit Model(const Options& o) : ad(0, config(o), events, *this) {
-    ad.memory().set_discard(true);
-    ad.set_tx_pacer(this);
-  }
+  explicit Model(const Options& o) : ReplayModel(config(o), *this) { ad.set_tx_pacer(this); }
   ~Model() override { ad.set_tx_pacer(nullptr); }
 
   bool needs_frame_bytes() const override { return false; }
@@ -109,13 +93,8 @@ struct GoldenRequester::Model final : trace::Observer, model::TxPacer {
     const wire::FrameSpec& f = *e.spec;
     const wire::OpcodeInfo& op = wire::opcode_info(f.bth.opcode);
     if (!op.is_request()) return;
-    Sent s;
-    s.psn = f.bth.psn;
-    s.opcode = f.bth.opcode;
-    s.payload = static_cast<std::uint32_t>(f.payload.size());
-    if (op.has(wire::Header::Reth)) s.reth = f.reth;
-    if (op.has(wire::Header::AtomicEth)) s.atomic = f.atomiceth;
-    if (op.has(wire::Header::Ieth)) s.ieth = f.ieth;
+    const Sent s =
+        Sent::of(f.bth, static_cast<std::uint32_t>(f.payload.size()), f.reth, f.atomiceth, f.ieth);
     const std::uint32_t span =
         op.operation == Operation::READ_REQUEST ? packets_for(f.reth.dmalen, mtu) : 1;
     cursor = padd(s.psn, span);
@@ -135,13 +114,22 @@ struct GoldenRequester::Model final : trace::Observer, model::TxPacer {
     return credits > 0 ? now : sim::kNever;
   }
   void sent(std::uint32_t, sim::SimTime, std::uint32_t) override { --credits; }
-
-  const qp::QpContext& ctx() const { return *ad.qps().find(qpn); }
-  void drain_cq() {
-    while (!ad.poll_cq(cq, 256).empty()) {
-    }
-  }
 };
+
+GoldenRequester::Sent GoldenRequester::Sent::of(const wire::Bth& bth, std::uint32_t payload,
+                                                const wire::Reth& reth,
+                                                const wire::AtomicEth& atomic,
+                                                const wire::Ieth& ieth) {
+  const wire::OpcodeInfo& op = wire::opcode_info(bth.opcode);
+  Sent s;
+  s.psn = bth.psn;
+  s.opcode = bth.opcode;
+  s.payload = payload;
+  if (op.has(wire::Header::Reth)) s.reth = reth;
+  if (op.has(wire::Header::AtomicEth)) s.atomic = atomic;
+  if (op.has(wire::Header::Ieth)) s.ieth = ieth;
+  return s;
+}
 
 GoldenRequester::GoldenRequester(GoldenReplay& replay, ConnIndex conn)
     : replay_(&replay), conn_(conn) {}
@@ -155,26 +143,13 @@ void GoldenRequester::start(std::uint32_t psn, std::optional<std::uint32_t> mtu)
   // One MR over all of memory for the gather and scatter lists (memory discards its contents).
   const auto mr = ad.reg_mr({pd, 0, ~std::uint64_t{0}, mem::Access::LOCAL_WRITE, std::nullopt});
   m->lkey = mr.value.lkey.value();
-  m->cq = ad.create_cq(1024);
-  qp::CreateQpParams cp;
-  cp.type = qp::QpType::RC;
-  cp.pd = qp::PdId{pd.value};
-  cp.send_cq = cp.recv_cq = m->cq;
-  cp.caps = {1u << 16, 1, 1, 1, 0};
-  const qp::CreateResult cr = ad.create_qp(cp);
-  m->qpn = cr.qpn;
-  m->mtu = mtu.value_or(4096);
-  m->mtu_guessed = !mtu.has_value();
   model::BringUp b;
-  b.mtu = m->mtu;
   b.sq_psn = psn;
   b.access = mem::to_u32(mem::Access::LOCAL_WRITE);
   b.retry_cnt = 7;
   b.rnr_retry = 7;  // infinite (IBA Vol. 1 §9.7.5.2.8); psn.rnr_retry_count judges the counts
   b.max_rd_atomic = 128;
-  std::array<std::uint8_t, 16> peer{};
-  peer[15] = 1;
-  if (!cr.ok() || model::bring_up(ad, m->qpn, peer, {}, qp::Qpn(1), b)) {
+  if (!m->open_rc(pd, {1u << 16, 1, 1, 1, 0}, mtu, b)) {
     stopped_ = true;
     stop_reason_ = "the model could not set up its requester QP";
     return;
@@ -376,8 +351,8 @@ bool GoldenRequester::next_from_model(Sent& s) {
 void GoldenRequester::request(const Pkt& p, bool fresh) {
   Model& m = *model_;
   if (pdiff(p.psn(), m.start_psn) < 0) return;
-  for (const Copy& c : recent_)
-    if (c.psn == p.psn() && c.ip_id == p.ip_id && c.icrc == p.icrc) return;  // a copy
+  for (const Pkt::CopyKey& c : recent_)
+    if (c == p.copy_key()) return;  // a copy
   // A packet the model sent earlier that the network held back (unless the model is about to
   // send that PSN again: a resend matches the model's resend).
   for (auto it = held_.begin(); it != held_.end() && p.psn() != m.cursor; ++it) {
@@ -456,21 +431,13 @@ std::string GoldenRequester::describe(const Sent& s) const {
 }
 
 void GoldenRequester::compare(const Pkt& p, bool fresh, const Sent& s) {
-  const wire::OpcodeInfo& op = *p.op;
-  Sent dev;
-  dev.psn = p.psn();
-  dev.opcode = p.bth.opcode;
-  dev.payload = p.payload_len;
-  if (op.has(wire::Header::Reth)) dev.reth = p.reth;
-  if (op.has(wire::Header::AtomicEth)) dev.atomic = p.atomic;
-  if (op.has(wire::Header::Ieth)) dev.ieth = p.ieth;
-  const bool same = dev.opcode == s.opcode && dev.payload == s.payload && dev.reth == s.reth &&
-                    dev.atomic == s.atomic && dev.ieth == s.ieth;
+  const Sent dev = Sent::of(p.bth, p.payload_len, p.reth, p.atomic, p.ieth);
+  const bool same = dev.same(s);
   ++compared_;
   if (!fresh) replay_->checked(conn_, RuleId::GoldenRequester);
   if (same) {
     ++agreed_;
-    recent_.push_back({p.psn(), p.ip_id, p.icrc});
+    recent_.push_back(p.copy_key());
     if (recent_.size() > kRecentCopies) recent_.pop_front();
     return;
   }

@@ -18,7 +18,7 @@
 // What is judged (golden.requester): a request at a PSN the model sends next carries what the
 // model sends there: the opcode (a go-back-N resend resumes inside a message with the opcodes of
 // that message), the payload length, the RETH (a READ re-issued mid-way asks for the rest from
-// the PSN of its first missing response, IBA Vol. 1 §9.7.5.2.x / docs/spec-notes.md §5.3), the
+// the PSN of its first missing response: docs/spec-notes.md §5.3, rxe's req_retry), the
 // AtomicETH, the IETH. The first transmission of a message is golden.request's (segmentation).
 // Everything else is explained, never held against the device:
 //   - a packet the model sends that the device's next request skips: lost before the tap (held
@@ -61,7 +61,9 @@ class GoldenRequester {
 
  private:
   struct Model;  // the model adapter, its requester QP and what it sent (golden_requester.cpp)
-  // A packet the model's requester sent: what is compared.
+  // What is compared of a request (the model's or the device's): the headers its opcode
+  // carries, zero where it has none. Kept apart from Pkt, a third of its size, because each
+  // model remembers the latest 256 it sent (golden_requester.cpp, kSentLog).
   struct Sent {
     std::uint32_t psn = 0;
     std::uint8_t opcode = 0;
@@ -69,7 +71,14 @@ class GoldenRequester {
     wire::Reth reth{};
     wire::AtomicEth atomic{};
     wire::Ieth ieth{};
-    unsigned age = 0;  // device requests compared since it was sent (held packets)
+    unsigned age = 0;  // device requests compared since the model sent it (held); not compared
+
+    static Sent of(const wire::Bth& bth, std::uint32_t payload, const wire::Reth& reth,
+                   const wire::AtomicEth& atomic, const wire::Ieth& ieth);
+    bool same(const Sent& o) const {
+      return psn == o.psn && opcode == o.opcode && payload == o.payload && reth == o.reth &&
+             atomic == o.atomic && ieth == o.ieth;
+    }
   };
   struct Event {
     Pkt p;
@@ -101,13 +110,9 @@ class GoldenRequester {
   std::uint32_t post_psn_ = 0;           // the first PSN of the next message to post
   std::deque<std::optional<Pkt>> seen_;  // the packets the tap showed from post_psn_ on
   std::deque<Sent> held_;                // sent by the model, not matched yet
-  struct Copy {
-    std::uint32_t psn = 0;
-    std::uint16_t ip_id = 0;
-    std::uint32_t icrc = 0;
-  };
-  std::deque<Copy> recent_;  // requests compared lately (their link or tap copies are skipped)
-  bool ending_ = false;      // finish(): nothing more will come
+  // Requests compared lately (their link or tap copies are skipped).
+  std::deque<Pkt::CopyKey> recent_;
+  bool ending_ = false;  // finish(): nothing more will come
   bool stopped_ = false;
   std::string stop_reason_;
   std::uint64_t first_frame_ = 0;

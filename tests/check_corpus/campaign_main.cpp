@@ -21,14 +21,6 @@ std::uint64_t env_u64(const char* name, std::uint64_t fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != '\0' ? std::strtoull(v, nullptr, 10) : fallback;
 }
-// The number in `s` just before `what` ("12 agreed"), 0 when absent.
-std::uint64_t count_before(const std::string& s, const std::string& what) {
-  const auto at = s.find(what);
-  if (at == std::string::npos || at == 0) return 0;
-  auto from = s.rfind(' ', at - 1);
-  from = from == std::string::npos ? 0 : from + 1;
-  return std::strtoull(s.substr(from, at - from).c_str(), nullptr, 10);
-}
 
 // Adds up a golden replay note: what was compared and agreed, and why the replay started again
 // (the last reason, cut before its PSNs and frames).
@@ -38,9 +30,10 @@ void tally_replay(const check::Note& n, std::map<std::string, std::uint64_t>& t)
   const bool req = m.rfind("golden requester replay:", 0) == 0;
   const std::string who = req ? "requester" : "responder";
   t[who + " connections"] += 1;
-  t[who + " compared"] += count_before(m, req ? " requests compared" : " responses compared");
-  t[who + " agreed"] += count_before(m, " agreed");
-  const std::uint64_t resyncs = count_before(m, " resync");
+  t[who + " compared"] +=
+      corpus::number_before(m, req ? " requests compared" : " responses compared");
+  t[who + " agreed"] += corpus::number_before(m, " agreed");
+  const std::uint64_t resyncs = corpus::number_before(m, " resync");
   t[who + " resyncs"] += resyncs;
   const auto last = m.find("(last: ");
   if (resyncs != 0 && last != std::string::npos) {

@@ -85,12 +85,6 @@ TEST(CheckCorpus, ModelTrafficUnderFaultsIsNeverFail) {
   std::uint64_t frames = 0, faulty_runs = 0;
   // The requester replayed in lockstep (golden.requester): what it compared, agreed and judged.
   std::uint64_t req_compared = 0, req_agreed = 0, req_replays = 0, resends_judged = 0;
-  auto number_before = [](const std::string& m, const std::string& what) -> std::uint64_t {
-    const auto at = m.find(what);
-    if (at == std::string::npos || at == 0) return 0;
-    const auto from = m.rfind(' ', at - 1);
-    return std::stoull(m.substr(from == std::string::npos ? 0 : from + 1));
-  };
   for (std::uint64_t seed = 1; seed <= kBudget; ++seed) {
     const corpus::Outcome o = corpus::evaluate(seed, profiles);
     EXPECT_TRUE(o.problems.empty()) << o.detail;
@@ -102,8 +96,8 @@ TEST(CheckCorpus, ModelTrafficUnderFaultsIsNeverFail) {
             n.message.rfind("golden requester replay:", 0) != 0)
           continue;
         ++req_replays;
-        req_compared += number_before(n.message, " requests compared");
-        req_agreed += number_before(n.message, " agreed");
+        req_compared += corpus::number_before(n.message, " requests compared");
+        req_agreed += corpus::number_before(n.message, " agreed");
       }
     }
     frames += o.run.frames.size();

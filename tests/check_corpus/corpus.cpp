@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -520,6 +521,14 @@ class Recorder final : public trace::Observer {
 };
 
 }  // namespace
+
+std::uint64_t number_before(const std::string& note, std::string_view what) {
+  const auto at = note.find(what);
+  if (at == std::string::npos || at == 0) return 0;
+  auto from = note.rfind(' ', at - 1);
+  from = from == std::string::npos ? 0 : from + 1;
+  return std::strtoull(note.substr(from, at - from).c_str(), nullptr, 10);
+}
 
 std::string_view verdict_name(check::Verdict v) {
   switch (v) {

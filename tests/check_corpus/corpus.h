@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rocecert/check/checker.h"
@@ -116,6 +117,10 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
                  unsigned compare_jobs = 0);
 
 std::string_view verdict_name(check::Verdict v);
+
+// The number in a note just before `what` ("12 agreed" for " agreed"), 0 when absent: the
+// golden replays' notes give their counts in words (docs/check.md).
+std::uint64_t number_before(const std::string& note, std::string_view what);
 
 // The request opcodes the corpus must put on the wire across a budget of seeds (RC, UC, UD:
 // SEND, SEND with immediate, SEND with invalidate, WRITE, WRITE with immediate, READ,
