@@ -42,7 +42,7 @@ $(BUILD)/release/build.ninja: | deps
 
 # The ASan/UBSan build with clang and lld: it built in 283 s where GCC took about 611 s, and the
 # suite then runs under a second compiler (the release build is GCC's). At -O1 rather than the
-# Debug build's -O0: the suite in 60 % of the time, the build about 2 min longer (docs/bench.md,
+# Debug build's -O0: the suite in half the time, the build about 3 min longer (docs/bench.md,
 # "make test itself"). A build/asan configured earlier keeps its compiler and flags until
 # `make clean`.
 CLANG_LLD := -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
