@@ -8,7 +8,8 @@
 #   make check-campaign  `rocecert check` on the model's traffic under faults, SEEDS=N seeds
 #               (default 5000; docs/check-validation.md); not part of `make test`
 #   make fuzz-campaign   the long fuzz runs: FUZZ_RUNS executions (default 10 M) of each of
-#               FUZZ_TARGETS on FUZZ_WORKERS processes (FUZZ_SECONDS bounds a part of it), the
+#               FUZZ_TARGETS on FUZZ_WORKERS processes (FUZZ_SECONDS bounds a part of it,
+#               FUZZ_ASAN_PASS=0 leaves out a part's ASan pass for a later part's), the
 #               corpus and a ledger of executions per code kept in build/fuzz-campaign;
 #               hours, not part of `make test` (docs/bench.md)
 #   make live-smoke  Linux Soft-RoCE as a live device under test: build a Debian 12 guest
