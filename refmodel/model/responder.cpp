@@ -357,6 +357,24 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
         // RESP_DUPLICATE_UNAVAILABLE: drop().retries(...); rxe duplicate_request, class D).
         return refuse(q, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
       }
+      if (op.operation == Operation::FLUSH || op.operation == Operation::ATOMIC_WRITE) {
+        // Its empty READ RESPONSE ONLY again, with the MSN of the moment, from the resource
+        // that holds it; none: dropped like a READ whose resource was recycled
+        // (docs/spec-notes.md §4.5; rxe duplicate_request).
+        const qp::ResourceType type = op.operation == Operation::FLUSH
+                                          ? qp::ResourceType::FLUSH
+                                          : qp::ResourceType::ATOMIC_WRITE;
+        for (const qp::ResponderResource& res : ctx.resp.resources) {
+          if (res.type != type || res.first_psn != qp::Psn(psn)) continue;
+          wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+          s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
+          s.bth.psn = psn;
+          s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
+          transmit_response(q, s);
+          return;
+        }
+        return refuse(q, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
+      }
       if (op.operation == Operation::READ_REQUEST) {
         // A READ asked again (its responses were lost, or the requester resumes a partial one):
         // regenerate from the responder resource, re-checking the key (rxe_recheck_mr); a
@@ -628,6 +646,17 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
     case Operation::FLUSH: {
       if (op.operation == Operation::ATOMIC_WRITE) a.memory_.write(target.host_addr, p.payload());
       ++ctx.resp.msn;
+      // Each takes the next responder resource, so that a duplicate is answered again, never
+      // executed again (docs/spec-notes.md §8.2, §4.5; rxe_resp.c rxe_prepare_res).
+      if (!ctx.resp.resources.empty()) {
+        qp::ResponderResource& res = ctx.resp.resources[ctx.resp.res_head];
+        ctx.resp.res_head =
+            (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
+        res = {};
+        res.type = op.operation == Operation::FLUSH ? qp::ResourceType::FLUSH
+                                                    : qp::ResourceType::ATOMIC_WRITE;
+        res.first_psn = res.last_psn = qp::Psn(psn);
+      }
       // Both are answered by a zero-length READ RESPONSE ONLY (rxe; docs/spec-notes.md §8.4).
       wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
       s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);

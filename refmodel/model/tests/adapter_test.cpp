@@ -674,3 +674,44 @@ TEST(Adapter, WithoutALinkAndObserversOfTheSpecAloneFramesAreNotEncoded) {
   EXPECT_NE(decoding.seen[4].syndrome, 0u);
   EXPECT_EQ(spec_only.seen, decoding.seen);
 }
+
+// An ATOMIC WRITE and a FLUSH (IBA 1.5) each take a responder resource: repeated, each is
+// answered again by its empty READ RESPONSE ONLY with the MSN of the moment, never executed
+// again (docs/spec-notes.md §4.5, §8.2).
+TEST(Adapter, RepeatedAtomicWriteAndFlushAreAnsweredAgainNotExecuted) {
+  const std::uint32_t flush =
+      mem::to_u32(mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT);
+  Pair t(qp::QpType::RC, 1024, 0x1 | 0x2 | 0x4 | 0x8 | flush, 0x100, 0x200, {}, 14,
+         [&](model::BringUp& b) { b.access |= flush; });
+  const std::uint32_t epsn = t.b.ad->qps().find(t.b.qpn)->resp.epsn.value();
+  auto deliver = [&](wire::Opcode op, std::uint32_t psn) {
+    wire::FrameSpec s;
+    s.bth.opcode = wire::to_u8(op);
+    s.bth.dqpn = t.b.qpn.value();
+    s.bth.psn = psn;
+    s.bth.ackreq = true;
+    s.reth = {kBase + 64, t.b.mr.rkey.value(), 8};
+    if (op == wire::Opcode::RC_ATOMIC_WRITE) s.payload = {1, 2, 3, 4, 5, 6, 7, 8};
+    if (op == wire::Opcode::RC_FLUSH) s.feth = {1, 0};  // global visibility, a range
+    wire::finalize(s);
+    const std::vector<std::uint8_t> frame = wire::encode(s);
+    EXPECT_TRUE(t.b.ad->deliver_request(t.b.qpn, wire::decode(frame)));
+    t.sim.run_until();
+  };
+  auto last_answer = [&] { return wire::decode(t.rec.frames[1].back()); };
+  deliver(wire::Opcode::RC_ATOMIC_WRITE, epsn);
+  EXPECT_EQ(t.b.ad->memory().read_bytes(kBase + 64, 8),
+            (std::vector<std::uint8_t>{1, 2, 3, 4, 5, 6, 7, 8}));
+  t.b.ad->memory().write(kBase + 64, std::vector<std::uint8_t>(8, 0));
+  deliver(wire::Opcode::RC_FLUSH, epsn + 1);
+  EXPECT_EQ(last_answer().aeth.msn, 2u);
+  deliver(wire::Opcode::RC_ATOMIC_WRITE, epsn);  // repeated: not written again
+  EXPECT_EQ(t.b.ad->memory().read_bytes(kBase + 64, 8), std::vector<std::uint8_t>(8, 0));
+  EXPECT_EQ(last_answer().bth.psn, epsn);
+  EXPECT_EQ(last_answer().aeth.msn, 2u);
+  deliver(wire::Opcode::RC_FLUSH, epsn + 1);
+  EXPECT_EQ(last_answer().bth.psn, epsn + 1);
+  EXPECT_EQ(last_answer().payload_len, 0u);
+  EXPECT_EQ(t.rec.tx, (std::vector<std::string>(4, "B:RC_RDMA_READ_RESPONSE_ONLY")));
+  EXPECT_EQ(t.b.ad->qps().find(t.b.qpn)->resp.epsn.value(), epsn + 2);
+}
