@@ -282,8 +282,11 @@ void GoldenResponder::on_request(const Pkt& p, bool fresh) {
 void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu) {
   auto m = std::make_unique<Model>(replay_->options());
   model::Adapter& ad = m->ad;
+  // Without a setup every right is granted, FLUSH's placement types too (IBA 1.5; the model
+  // refuses a FLUSH a QP or MR is not registered for: responder.cpp, qp_access_ok).
   const mem::Access everything = mem::Access::LOCAL_WRITE | mem::Access::REMOTE_WRITE |
-                                 mem::Access::REMOTE_READ | mem::Access::REMOTE_ATOMIC;
+                                 mem::Access::REMOTE_READ | mem::Access::REMOTE_ATOMIC |
+                                 mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT;
   std::uint32_t qp_access = mem::to_u32(everything);
   std::vector<std::pair<std::uint32_t, mem::Pd>> pds;  // setup PD index → model PD
   auto pd_of = [&](std::uint32_t index) {
@@ -305,12 +308,16 @@ void GoldenResponder::start(std::uint32_t epsn, std::optional<std::uint32_t> mtu
     if (sq->remote_read) qp_access |= mem::to_u32(mem::Access::REMOTE_READ);
     if (sq->remote_write) qp_access |= mem::to_u32(mem::Access::REMOTE_WRITE);
     if (sq->remote_atomic) qp_access |= mem::to_u32(mem::Access::REMOTE_ATOMIC);
+    if (sq->flush_global) qp_access |= mem::to_u32(mem::Access::FLUSH_GLOBAL);
+    if (sq->flush_persistent) qp_access |= mem::to_u32(mem::Access::FLUSH_PERSISTENT);
     for (const SetupMr& mr : setup_->mrs) {
       if (mr.host != responder_.b) continue;
       mem::Access a = mem::Access::LOCAL_WRITE;
       if (mr.remote_read) a = a | mem::Access::REMOTE_READ;
       if (mr.remote_write) a = a | mem::Access::REMOTE_WRITE;
       if (mr.remote_atomic) a = a | mem::Access::REMOTE_ATOMIC;
+      if (mr.flush_global) a = a | mem::Access::FLUSH_GLOBAL;
+      if (mr.flush_persistent) a = a | mem::Access::FLUSH_PERSISTENT;
       const auto r = ad.reg_mr({pd_of(mr.pd), mr.iova, mr.length, a, mr.iova});
       if (r.ok()) m->keys.emplace_back(mr.rkey, r.value.rkey.value());
     }
@@ -432,6 +439,23 @@ bool GoldenResponder::restart_from_log(std::uint32_t epsn, std::uint32_t device_
   std::size_t i = log_.size();
   while (i > 0 && !(log_[i - 1].psn() == epsn && log_[i - 1].op->starts_message())) --i;
   if (i == 0) return false;
+  // Unless the log shows the NAK's cause: the device expected `epsn` once it had taken PSN
+  // epsn - 1, and NAKed the first request ahead of it that came next; it took the first copy of
+  // `epsn` after that one. A later copy is then a duplicate to it, and what came between (the
+  // link reordered the requests) was executed: starting at the latest copy would lose it.
+  std::size_t before = i - 1;
+  while (before > 0 && log_[before - 1].psn() != padd(epsn, -1)) --before;
+  if (before > 0) {
+    std::size_t ahead = before;
+    while (ahead < i - 1 &&
+           !(pdiff(log_[ahead].psn(), epsn) > 0 && pdiff(log_[ahead].psn(), epsn) < (1 << 22)))
+      ++ahead;
+    if (ahead < i - 1) {
+      std::size_t first = ahead + 1;
+      while (!(log_[first].psn() == epsn && log_[first].op->starts_message())) ++first;
+      i = first + 1;
+    }
+  }
   ++resyncs_;
   last_resync_ = std::string(why);
   std::vector<Pkt> tail(log_.begin() + static_cast<std::ptrdiff_t>(i - 1), log_.end());

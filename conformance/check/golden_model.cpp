@@ -37,6 +37,13 @@ bool ReplayModel::open_rc(mem::Pd pd, const qp::QpCaps& caps, std::optional<std:
   return cr.ok() && !model::bring_up(ad, qpn, peer, {}, qp::Qpn(1), b);
 }
 
+bool ReplayModel::learn_mtu(std::uint32_t path_mtu) {
+  if (!ad.replay_set_path_mtu(qpn, path_mtu)) return false;
+  mtu = path_mtu;
+  mtu_guessed = false;
+  return true;
+}
+
 void ReplayModel::drain_cq() {
   while (!ad.poll_cq(cq, 256).empty()) {
   }

@@ -31,6 +31,11 @@ struct ReplayModel {
   bool open_rc(mem::Pd pd, const qp::QpCaps& caps, std::optional<std::uint32_t> path_mtu,
                model::BringUp b);
 
+  // The path MTU the capture showed once the model had begun with the guess, set in place
+  // (Adapter::replay_set_path_mtu): the caller has posted nothing that `path_mtu` would cut
+  // into more packets than the guess did. False: not a path MTU.
+  bool learn_mtu(std::uint32_t path_mtu);
+
   const qp::QpContext& ctx() const { return *ad.qps().find(qpn); }
   void drain_cq();
 

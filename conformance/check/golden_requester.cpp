@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 
 #include "golden.h"
@@ -52,7 +53,9 @@ std::optional<tx::WrOpcode> wr_opcode(const wire::OpcodeInfo& first, const wire:
     case Operation::FETCH_ADD:
       return tx::WrOpcode::ATOMIC_FETCH_AND_ADD;
     case Operation::ATOMIC_WRITE:
+      return tx::WrOpcode::ATOMIC_WRITE;
     case Operation::FLUSH:
+      return tx::WrOpcode::FLUSH;
     case Operation::RESYNC:
     case Operation::READ_RESPONSE:
     case Operation::ACK:
@@ -93,8 +96,8 @@ struct GoldenRequester::Model final : trace::Observer, model::TxPacer, ReplayMod
     const wire::FrameSpec& f = *e.spec;
     const wire::OpcodeInfo& op = wire::opcode_info(f.bth.opcode);
     if (!op.is_request()) return;
-    const Sent s =
-        Sent::of(f.bth, static_cast<std::uint32_t>(f.payload.size()), f.reth, f.atomiceth, f.ieth);
+    const Sent s = Sent::of(f.bth, static_cast<std::uint32_t>(f.payload.size()), f.reth,
+                            f.atomiceth, f.ieth, f.feth);
     const std::uint32_t span =
         op.operation == Operation::READ_REQUEST ? packets_for(f.reth.dmalen, mtu) : 1;
     cursor = padd(s.psn, span);
@@ -119,7 +122,7 @@ struct GoldenRequester::Model final : trace::Observer, model::TxPacer, ReplayMod
 GoldenRequester::Sent GoldenRequester::Sent::of(const wire::Bth& bth, std::uint32_t payload,
                                                 const wire::Reth& reth,
                                                 const wire::AtomicEth& atomic,
-                                                const wire::Ieth& ieth) {
+                                                const wire::Ieth& ieth, const wire::Feth& feth) {
   const wire::OpcodeInfo& op = wire::opcode_info(bth.opcode);
   Sent s;
   s.psn = bth.psn;
@@ -128,6 +131,7 @@ GoldenRequester::Sent GoldenRequester::Sent::of(const wire::Bth& bth, std::uint3
   if (op.has(wire::Header::Reth)) s.reth = reth;
   if (op.has(wire::Header::AtomicEth)) s.atomic = atomic;
   if (op.has(wire::Header::Ieth)) s.ieth = ieth;
+  if (op.has(wire::Header::Feth)) s.feth = feth;
   return s;
 }
 
@@ -157,6 +161,7 @@ void GoldenRequester::start(std::uint32_t psn, std::optional<std::uint32_t> mtu)
   m->start_psn = m->cursor = psn;
   model_ = std::move(m);
   messages_posted_ = 0;
+  longest_guessed_ = 0;
   post_psn_ = psn;  // what waits (seen_, queue_) is kept: a restart for the path MTU keeps it
 }
 
@@ -210,8 +215,12 @@ void GoldenRequester::post_ready() {
         start(at, mtu_);
         continue;
       }
-      // The model's QP cannot change its MTU later: the capture gets a while to show it (a
-      // multi-packet message, a READ's responses) before small messages are posted without it.
+      // Known now, after small messages went to the model at the guess: each took one packet,
+      // as it would have at the path MTU (none was longer, below), so the model's QP takes the
+      // path MTU in place and the replay goes on.
+      if (mtu_ && longest_guessed_ <= *mtu_ && model_->learn_mtu(*mtu_)) continue;
+      // The capture gets a while to show it (a multi-packet message, a READ's responses)
+      // before small messages are posted at the guess: the model then starts with it.
       if (!mtu_ && messages_posted_ == 0 && queue_.size() < kMtuWait && !ending_) return;
     }
     const Pkt& first = *seen_.front();
@@ -246,8 +255,14 @@ void GoldenRequester::post_ready() {
     if (fop.has(wire::Header::Reth)) {
       wr.remote_addr = first.reth.va;
       wr.rkey = first.reth.rkey;
-      // A WRITE is as long as its RETH says (golden.request and seq.length judge the packets).
+      // A WRITE is as long as its RETH says (golden.request and seq.length judge the packets),
+      // a FLUSH's range too (the model takes it from the gather list; no payload goes out).
       length = first.reth.dmalen;
+    }
+    if (fop.operation == Operation::ATOMIC_WRITE) length = 8;  // its payload (RETH: 8 too)
+    if (fop.has(wire::Header::Feth)) {
+      wr.flush_type = first.feth.placement;
+      wr.flush_level = first.feth.selectivity;
     }
     if (fop.has(wire::Header::AtomicEth)) {
       wr.remote_addr = first.atomic.va;
@@ -286,6 +301,7 @@ void GoldenRequester::post_ready() {
     if (model_->ad.post_send(model_->qpn, wr) != model::PostError::OK)
       return resync("the model refused the work request");
     ++messages_posted_;
+    if (model_->mtu_guessed) longest_guessed_ = std::max(longest_guessed_, length);
     // Its PSNs: taken out of what waits (a READ's response PSNs were never requests).
     for (std::uint32_t i = 0; i < span && !seen_.empty(); ++i) seen_.pop_front();
     post_psn_ = padd(post_psn_, span);
@@ -351,8 +367,9 @@ bool GoldenRequester::next_from_model(Sent& s) {
 void GoldenRequester::request(const Pkt& p, bool fresh) {
   Model& m = *model_;
   if (pdiff(p.psn(), m.start_psn) < 0) return;
+  const Pkt::CopyKey key = p.copy_key();
   for (const Pkt::CopyKey& c : recent_)
-    if (c == p.copy_key()) return;  // a copy
+    if (c == key) return;  // a copy
   // A packet the model sent earlier that the network held back (unless the model is about to
   // send that PSN again: a resend matches the model's resend).
   for (auto it = held_.begin(); it != held_.end() && p.psn() != m.cursor; ++it) {
@@ -427,11 +444,13 @@ std::string GoldenRequester::describe(const Sent& s) const {
   if (op.has(wire::Header::AtomicEth))
     out += fmt::format(", AtomicETH va {:#x} rkey {:#x}", s.atomic.va, s.atomic.rkey);
   if (op.has(wire::Header::Ieth)) out += fmt::format(", IETH rkey {:#x}", s.ieth.rkey);
+  if (op.has(wire::Header::Feth))
+    out += fmt::format(", FETH placement {} selectivity {}", s.feth.placement, s.feth.selectivity);
   return out;
 }
 
 void GoldenRequester::compare(const Pkt& p, bool fresh, const Sent& s) {
-  const Sent dev = Sent::of(p.bth, p.payload_len, p.reth, p.atomic, p.ieth);
+  const Sent dev = Sent::of(p.bth, p.payload_len, p.reth, p.atomic, p.ieth, p.feth);
   const bool same = dev.same(s);
   ++compared_;
   if (!fresh) replay_->checked(conn_, RuleId::GoldenRequester);

@@ -19,8 +19,8 @@
 // model sends there: the opcode (a go-back-N resend resumes inside a message with the opcodes of
 // that message), the payload length, the RETH (a READ re-issued mid-way asks for the rest from
 // the PSN of its first missing response: docs/spec-notes.md §5.3, rxe's req_retry), the
-// AtomicETH, the IETH. The first transmission of a message is golden.request's (segmentation).
-// Everything else is explained, never held against the device:
+// AtomicETH, the IETH, a FLUSH's FETH. The first transmission of a message is golden.request's
+// (segmentation). Everything else is explained, never held against the device:
 //   - a packet the model sends that the device's next request skips: lost before the tap (held
 //     a while in case the network reordered it);
 //   - a request at a PSN behind the model's (the device went back where the model did not: a
@@ -71,13 +71,14 @@ class GoldenRequester {
     wire::Reth reth{};
     wire::AtomicEth atomic{};
     wire::Ieth ieth{};
+    wire::Feth feth{};
     unsigned age = 0;  // device requests compared since the model sent it (held); not compared
 
     static Sent of(const wire::Bth& bth, std::uint32_t payload, const wire::Reth& reth,
-                   const wire::AtomicEth& atomic, const wire::Ieth& ieth);
+                   const wire::AtomicEth& atomic, const wire::Ieth& ieth, const wire::Feth& feth);
     bool same(const Sent& o) const {
       return psn == o.psn && opcode == o.opcode && payload == o.payload && reth == o.reth &&
-             atomic == o.atomic && ieth == o.ieth;
+             atomic == o.atomic && ieth == o.ieth && feth == o.feth;
     }
   };
   struct Event {
@@ -107,6 +108,7 @@ class GoldenRequester {
   std::deque<Event> queue_;              // requests and responses not played yet (capture order)
   std::optional<std::uint32_t> mtu_;     // the stream's path MTU, once known
   std::uint64_t messages_posted_ = 0;    // to the current model
+  std::uint64_t longest_guessed_ = 0;    // the longest message posted to it at a guessed MTU
   std::uint32_t post_psn_ = 0;           // the first PSN of the next message to post
   std::deque<std::optional<Pkt>> seen_;  // the packets the tap showed from post_psn_ on
   std::deque<Sent> held_;                // sent by the model, not matched yet

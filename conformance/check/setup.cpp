@@ -24,6 +24,8 @@ void set_remote_rights(SetupMr& x, mem::Access access) {
   x.remote_read = mem::contains(access, mem::Access::REMOTE_READ);
   x.remote_write = mem::contains(access, mem::Access::REMOTE_WRITE);
   x.remote_atomic = mem::contains(access, mem::Access::REMOTE_ATOMIC);
+  x.flush_global = mem::contains(access, mem::Access::FLUSH_GLOBAL);
+  x.flush_persistent = mem::contains(access, mem::Access::FLUSH_PERSISTENT);
 }
 
 }  // namespace
@@ -126,6 +128,8 @@ Setup make_setup(const conformance::Scenario& sc, const std::string& file,
           x.remote_read = mem::contains(a, mem::Access::REMOTE_READ);
           x.remote_write = mem::contains(a, mem::Access::REMOTE_WRITE);
           x.remote_atomic = mem::contains(a, mem::Access::REMOTE_ATOMIC);
+          x.flush_global = mem::contains(a, mem::Access::FLUSH_GLOBAL);
+          x.flush_persistent = mem::contains(a, mem::Access::FLUSH_PERSISTENT);
         }
         // The requester's and responder's timing (IBA Vol. 1 §9.7.6, §9.7.5.2.8; psn.timeout,
         // psn.retry_count, psn.rnr_retry_count, ack.rnr_timer).

@@ -26,6 +26,12 @@ constexpr std::int32_t kMaxReorder = 1024;
 bool is_atomic(Operation op) {
   return op == Operation::COMPARE_SWAP || op == Operation::FETCH_ADD;
 }
+// FLUSH and ATOMIC WRITE (IBA 1.5): single-packet requests answered by a READ RESPONSE ONLY
+// with no payload at their PSN (docs/spec-notes.md §2.1, §4.5; rxe_resp.c, the FLUSH and
+// ATOMIC WRITE replies).
+bool is_placement(Operation op) {
+  return op == Operation::FLUSH || op == Operation::ATOMIC_WRITE;
+}
 // Operations that complete a message at the responder when their last packet executes
 // (docs/spec-notes.md §3.5: SEND/WRITE on their last packet, READ when accepted, each atomic,
 // FLUSH and ATOMIC WRITE).
@@ -477,6 +483,9 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   } else if (is_atomic(op.operation)) {
     atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
     while (atomics_.size() > 1024) atomics_.pop_front();
+  } else if (is_placement(op.operation)) {
+    placements_.push_back(p.psn());
+    while (placements_.size() > 1024) placements_.pop_front();
   }
   if (op.operation == Operation::READ_REQUEST || is_atomic(op.operation) ||
       op.operation == Operation::ATOMIC_WRITE)
@@ -520,6 +529,8 @@ void Stream::old_packet(const Pkt& p) {
       if (mtu_) fill_read_slots(*at);
     } else if (is_atomic(op.operation)) {
       atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
+    } else if (is_placement(op.operation)) {
+      placements_.push_back(p.psn());
     }
     check_length(p);
     burst_ = true;
@@ -941,10 +952,13 @@ void Stream::on_response(const Pkt& p) {
                                                   p.frame));
       return true;
     });
-  if (op.operation == Operation::READ_RESPONSE && !reads_.empty() && reads_.back().npkts == 0 &&
-      pdiff(p.psn(), reads_.back().first) > 0) {
+  const bool positive_ack =
+      op.operation == Operation::ACK && wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK;
+  if ((op.operation == Operation::READ_RESPONSE || positive_ack) && !reads_.empty() &&
+      reads_.back().npkts == 0 && pdiff(p.psn(), reads_.back().first) > 0) {
     // The last request was a READ whose packet count is not known yet (no path MTU seen): a
-    // response within the most it can take (one per 256 bytes) shows its span.
+    // response within the most it can take (one per 256 bytes) shows its span; so does an ACK
+    // there (a duplicate re-ACKed at ePSN - 1, past the READ: docs/spec-notes.md §4.5).
     const ReadReq& rr = reads_.back();
     const std::uint32_t most = std::max<std::uint32_t>(1, (rr.len + 255) / 256);
     if (pdiff(p.psn(), padd(rr.first, most)) < 0)
@@ -1166,6 +1180,10 @@ void Stream::on_ack(const Pkt& p) {
       acknowledge_through(p, psn);
       const std::optional<wire::NakCode> code = wire::nak_code(s);
       if (code == wire::NakCode::PSN_SEQUENCE_ERROR) {
+        // A NAK behind the oldest unacknowledged PSN was overtaken by the answers that
+        // acknowledged past it (held up on the way back): a requester ignores such a stale
+        // response (docs/spec-notes.md §3.4; rxe_comp.c check_psn), so no go-back-N is due.
+        if (pdiff(psn, una_) < 0) break;
         burst_ = false;
         nak_points_.push_back({psn, false, 0, p.frame});
         nak_wait_ = NakPoint{psn, false, p.ts, p.frame};
@@ -1223,6 +1241,7 @@ void Stream::on_read_response(const Pkt& p) {
   const wire::OpcodeInfo& op = *p.op;
   const std::uint32_t psn = p.psn();
   j_->checked(RuleId::ReadResponse, conn_);
+  if (placement_at(psn)) return on_placement_response(p);
   if (op.position == Position::FIRST || op.position == Position::MIDDLE) {
     j_->checked(RuleId::SeqLength, conn_);
     set_mtu(p, p.payload_len);
@@ -1305,6 +1324,40 @@ void Stream::on_read_response(const Pkt& p) {
   // The first response of a READ shows its access was granted.
   for (PendingAccess& a : accesses_)
     if (!a.resolved && a.kind == Access::Read && a.first == rr->first) resolve_access(p, a, true);
+  acknowledge_through(p, padd(psn, 1));
+}
+
+// Whether `psn` is the PSN of a FLUSH or an ATOMIC WRITE request: what the tap showed there
+// while the PSN is in the window, else the latest such requests (not a READ's response slot).
+bool Stream::placement_at(std::uint32_t psn) {
+  if (const PsnRec* r = rec(psn); r != nullptr && r->seen)
+    return !r->read_slot && is_placement(wire::opcode_info(r->opcode).operation);
+  if (std::find(placements_.rbegin(), placements_.rend(), psn) == placements_.rend()) return false;
+  // A READ whose length in packets is not known (the path MTU unknown) claims the PSNs up to
+  // the next request; a request seen at this PSN says it ends before.
+  const ReadReq* rr = read_holding(psn);
+  return rr == nullptr || rr->npkts == 0;
+}
+
+// The answer to a FLUSH or an ATOMIC WRITE: one READ RESPONSE ONLY, empty, at the request's PSN
+// (docs/spec-notes.md §2.1); a repeated request is answered again the same way (§4.5), with the
+// MSN of that moment, so no answer sets the MSN baseline.
+void Stream::on_placement_response(const Pkt& p) {
+  const wire::OpcodeInfo& op = *p.op;
+  const std::uint32_t psn = p.psn();
+  j_->checked(RuleId::ReadOpcode, conn_);
+  if (op.position != Position::ONLY)
+    j_->violation(RuleId::ReadOpcode, "placement", p, conn_,
+                  fmt::format("{} answers the FLUSH or ATOMIC WRITE of PSN {:#08x}", op.name, psn),
+                  state("RDMA READ RESPONSE ONLY"));
+  j_->checked(RuleId::ReadLength, conn_);
+  if (p.payload_len != 0)
+    j_->violation(RuleId::ReadLength, "placement", p, conn_,
+                  fmt::format("the response to the FLUSH or ATOMIC WRITE of PSN {:#08x} carries "
+                              "{} bytes",
+                              psn, p.payload_len),
+                  state("0 bytes"));
+  if (op.has(wire::Header::Aeth)) check_msn(p, psn, false, false);
   acknowledge_through(p, padd(psn, 1));
 }
 

@@ -193,6 +193,8 @@ class Stream {
   void judge_message(const Pkt& last);
   void on_ack(const Pkt& p);
   void on_read_response(const Pkt& p);
+  bool placement_at(std::uint32_t psn);
+  void on_placement_response(const Pkt& p);
   void on_atomic_ack(const Pkt& p);
   void acknowledge_through(const Pkt& p, std::uint32_t psn_exclusive);
   // The AETH's MSN against the messages completed through lo_psn: equal (`exact`), or up to
@@ -305,6 +307,9 @@ class Stream {
   std::vector<RdAtomicCheck> rd_checks_;
   std::deque<ReadReq> reads_;
   std::deque<AtomicReq> atomics_;
+  // The PSNs of FLUSH and ATOMIC WRITE requests (IBA 1.5): each answered by an empty READ
+  // RESPONSE ONLY at its own PSN.
+  std::deque<std::uint32_t> placements_;
   std::deque<PendingAccess> accesses_;
   std::vector<KeyFact> facts_;
   // z3.key: the distinct answered accesses (the first frames of each), judged at finish().

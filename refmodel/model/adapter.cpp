@@ -366,6 +366,15 @@ bool Adapter::deliver_response(qp::Qpn qpn, const wire::ParsedFrame& p) {
   return true;
 }
 
+bool Adapter::replay_set_path_mtu(qp::Qpn qpn, std::uint32_t mtu) {
+  Qp* q = impl_->find_qp(qpn);
+  qp::PathMtu path{};
+  if (q == nullptr || !qp::path_mtu_from_bytes(mtu, path)) return false;
+  q->ctx.attr.path_mtu = path;
+  q->ctx.mtu = mtu;
+  return true;
+}
+
 // ---- helpers shared by the engines -----------------------------------------------------------
 
 wire::FrameSpec Adapter::Impl::base_spec(Qp& q, const qp::AddressVector& av,

@@ -25,6 +25,7 @@ struct SetupMr {
   std::uint64_t length = 0;
   std::uint32_t pd = 0;  // the scenario's PD object index
   bool remote_read = false, remote_write = false, remote_atomic = false;
+  bool flush_global = false, flush_persistent = false;  // FLUSH placement types (IBA 1.5)
   // A memory window bound by a BIND_MW the setup gives with its dut_rkey (name: the window's):
   // its range and rights are the bind's; a type 2 window serves only the QP it was bound on.
   bool window = false;
@@ -38,6 +39,7 @@ struct SetupQp {
   bool numbered = false;  // the step gives dut_qpn (else the QP is found by its dest_qpn only)
   std::uint32_t pd = 0;
   bool remote_read = false, remote_write = false, remote_atomic = false;  // qp_access_flags
+  bool flush_global = false, flush_persistent = false;
   // The timing attributes and the initiator depth its modify_qp steps set (the last value
   // each), and its peer's QPN as the DUT numbers it (dest_qp_num: a number, or a QP of the
   // setup with its dut_qpn).

@@ -210,6 +210,12 @@ class Adapter {
   // The same for a decoded response, handed to QP `qpn`'s completer (the golden replay of
   // another device's requester). Ignored unless the QP exists and its state processes responses.
   bool deliver_response(qp::Qpn qpn, const wire::ParsedFrame& p);
+  // For the same harness: QP `qpn`'s path MTU set in place, in whatever state it is, outside the
+  // verbs (which fix it at INIT -> RTR, IBA Vol. 1 §11.2.4.2): the capture being replayed showed
+  // it only after the replay had begun with a guess. The caller sees to it that nothing the QP
+  // posted or received so far would have been cut into packets differently. False: no such QP,
+  // or `mtu` is not a path MTU (256 .. 4096).
+  bool replay_set_path_mtu(qp::Qpn qpn, std::uint32_t mtu);
 
   struct Impl;  // requester, responder and completer state (refmodel/model/*.cpp)
 
