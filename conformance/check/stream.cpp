@@ -389,6 +389,12 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
   } else if (is_atomic(op.operation)) {
     accesses_.push_back({Access::Atomic, p.psn(), p.psn(), p.atomic.rkey, p.atomic.va, 8,
                          host_epoch_rkey, p.frame});
+  } else if (op.operation == Operation::ATOMIC_WRITE) {
+    // Eight bytes written with the REMOTE_WRITE right (docs/spec-notes.md §8.4): for the keys,
+    // a one-packet RDMA WRITE, granted by its answer or any answer past it. (A FLUSH needs the
+    // FLUSH rights, which the key rules do not follow yet.)
+    accesses_.push_back(
+        {Access::Write, p.psn(), p.psn(), p.reth.rkey, p.reth.va, 8, host_epoch_rkey, p.frame});
   }
   while (accesses_.size() > 4096) accesses_.pop_front();
 }

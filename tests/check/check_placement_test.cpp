@@ -58,8 +58,7 @@ TEST(CheckPlacement, AFlushAndAnAtomicWriteAnsweredByEmptyReadResponsesPass) {
   EXPECT_EQ(checked(r, RuleId::ReadLength), 2u) << describe(r);
   EXPECT_GT(checked(r, RuleId::GoldenResponse), 0u) << describe(r);
   EXPECT_NE(replay_note(r).find("2 agreed"), std::string::npos) << replay_note(r);
-  EXPECT_NE(replay_note(r, "golden requester replay:").find("2 messages posted"),
-            std::string::npos)
+  EXPECT_NE(replay_note(r, "golden requester replay:").find("2 messages posted"), std::string::npos)
       << replay_note(r, "golden requester replay:");
 }
 
@@ -101,6 +100,27 @@ TEST(CheckPlacement, AnAnswerThatIsNotOnlyFails) {
   const check::Violation* v = first_of(r, RuleId::ReadOpcode);
   ASSERT_NE(v, nullptr) << describe(r);
   EXPECT_EQ(v->cause, "placement");
+}
+
+// An ATOMIC WRITE is an access of the REMOTE_WRITE kind for the key rules: granted once, the
+// same rkey and range refused later with no invalidation between is key.static's violation.
+TEST(CheckPlacement, AnAtomicWriteGrantedThenRefusedBreaksTheStaticKeyTable) {
+  Conversation c;
+  auto atomic_write = [&](std::uint32_t psn) {
+    wire::FrameSpec w = c.make(true, Opcode::RC_ATOMIC_WRITE, Conversation::kQpB, psn, 8);
+    w.reth = {0x2000, 7, 8};
+    c.send(w);
+  };
+  atomic_write(100);
+  wire::FrameSpec r = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 100);
+  r.aeth = {0x1F, 1};
+  c.send(r);
+  atomic_write(101);
+  c.ack(101, 1, 0x62);  // NAK remote access error
+  const check::Report rep = c.check(strict());
+  const check::Violation* v = first_of(rep, RuleId::KeyStatic);
+  ASSERT_NE(v, nullptr) << describe(rep);
+  EXPECT_EQ(v->frame, 4u);
 }
 
 TEST(CheckPlacement, AnEmptyReadResponseAtTheSendsPsnStillFails) {
