@@ -1,7 +1,8 @@
 // `make check-campaign`: the corpus of check_corpus_tests over thousands of seeds (env SEEDS,
 // default 5000; FIRST_SEED, default 1), with a summary; with COMPARE_JOBS=N, each seed is also
-// checked on N threads, and a report that differs is a problem. Exit 1 when a seed has a problem or
-// an opcode of the list never appeared (docs/check-validation.md).
+// checked on N threads, and a report that differs is a problem; with PLACEMENTS=1 the RC pairs
+// also post FLUSH and ATOMIC WRITE (corpus::Ops::with_placements). Exit 1 when a seed has a problem
+// or an opcode of the list never appeared (docs/check-validation.md).
 #include <fmt/format.h>
 
 #include <cctype>
@@ -56,6 +57,8 @@ int main() {
   const std::uint64_t seeds = env_u64("SEEDS", 5000);
   const std::uint64_t first = env_u64("FIRST_SEED", 1);
   const auto compare_jobs = static_cast<unsigned>(env_u64("COMPARE_JOBS", 0));
+  const corpus::Ops ops =
+      env_u64("PLACEMENTS", 0) != 0 ? corpus::Ops::with_placements : corpus::Ops::classic;
   const std::vector<check::Profile> profiles = corpus::corpus_profiles();
   std::map<std::string, std::uint64_t> opcodes, faults, taps, verdicts, events;
   std::map<std::string, std::uint64_t> checked;  // rule -> evaluations under the first profile
@@ -65,7 +68,7 @@ int main() {
   std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
   std::map<std::string, std::uint64_t> replays;  // the golden replays' notes, added up
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
-    const corpus::Outcome o = corpus::evaluate(seed, profiles, compare_jobs);
+    const corpus::Outcome o = corpus::evaluate(seed, profiles, compare_jobs, ops);
     frames += o.run.frames.size();
     if (o.run.end_ns > longest) {
       longest = o.run.end_ns;
@@ -109,7 +112,7 @@ int main() {
   for (const auto& [op, n] : opcodes) fmt::print(" {}={}", op, n);
   fmt::print("\n");
   int missing = 0;
-  for (const std::string& op : corpus::required_opcodes())
+  for (const std::string& op : corpus::required_opcodes(ops))
     if (!opcodes.count(op)) {
       fmt::print("opcode never captured: {}\n", op);
       ++missing;

@@ -140,6 +140,33 @@ TEST(CheckCorpus, ModelTrafficUnderFaultsIsNeverFail) {
               static_cast<unsigned long long>(frames), opcodes.size(), summary.c_str());
 }
 
+// The same corpus with FLUSH and ATOMIC WRITE among the RC requests (IBA 1.5: each answered by
+// an empty READ RESPONSE ONLY), under the same faults and taps: never FAIL, every request the
+// requester replay compared agreed, and both opcodes were captured.
+TEST(CheckCorpus, FlushAndAtomicWriteUnderFaultsAreNeverFail) {
+  const std::vector<check::Profile> profiles = corpus::corpus_profiles();
+  std::set<std::string> opcodes;
+  std::uint64_t req_compared = 0, req_agreed = 0, faulty_runs = 0;
+  for (std::uint64_t seed = 1; seed <= kBudget / 2; ++seed) {
+    const corpus::Outcome o = corpus::evaluate(seed, profiles, 0, corpus::Ops::with_placements);
+    EXPECT_TRUE(o.problems.empty()) << o.detail;
+    opcodes.insert(o.run.opcodes.begin(), o.run.opcodes.end());
+    if (!o.run.faults.empty()) ++faulty_runs;
+    if (o.reports.empty()) continue;
+    for (const check::Note& n : o.reports.front().notes) {
+      if (n.kind != check::NoteKind::Replay || n.message.rfind("golden requester replay:", 0) != 0)
+        continue;
+      req_compared += corpus::number_before(n.message, " requests compared");
+      req_agreed += corpus::number_before(n.message, " agreed");
+    }
+  }
+  for (const std::string& op : corpus::required_opcodes(corpus::Ops::with_placements))
+    EXPECT_TRUE(opcodes.count(op)) << op << " never captured";
+  EXPECT_GT(faulty_runs, kBudget / 4);
+  EXPECT_GT(req_compared, kBudget * 5);
+  EXPECT_EQ(req_agreed, req_compared);
+}
+
 // Every capture `rocecert simulate --pcap` writes for the bundled scenarios (examples/,
 // vectors/scenarios/) goes through the checker: never FAIL with rxe, and with iba only what rxe
 // declares.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 
 #include "rocecert/check/report_io.h"
 #include "rocecert/conformance/runner.h"
@@ -95,7 +96,7 @@ std::string hex(std::uint64_t v) {
 // Builds the scenario's steps.
 class Builder {
  public:
-  explicit Builder(std::uint64_t seed) : r_(seed) {}
+  Builder(std::uint64_t seed, Ops ops) : r_(seed), placements_(ops == Ops::with_placements) {}
 
   json build(Case& c) {
     const bool v6 = r_.chance(25);
@@ -119,7 +120,11 @@ class Builder {
 
     step({{"op", "alloc_pd"}, {"adapter", "A"}, {"as", "pdA"}});
     step({{"op", "alloc_pd"}, {"adapter", "B"}, {"as", "pdB"}});
-    const json remote = {"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND"};
+    json remote = {"LOCAL_WRITE", "REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC", "MW_BIND"};
+    if (placements_) {
+      remote.push_back("FLUSH_GLOBAL");
+      remote.push_back("FLUSH_PERSISTENT");
+    }
     step({{"op", "reg_mr"},
           {"pd", "pdA"},
           {"as", "mrA"},
@@ -277,7 +282,11 @@ class Builder {
             {"send_cq", cq},
             {"recv_cq", cq},
             {"cap", {{"max_send_wr", 256}, {"max_recv_wr", 256}}}});
-    const json access = {"REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"};
+    json access = {"REMOTE_WRITE", "REMOTE_READ", "REMOTE_ATOMIC"};
+    if (placements_) {
+      access.push_back("FLUSH_GLOBAL");
+      access.push_back("FLUSH_PERSISTENT");
+    }
     if (p.type == "UD") {
       for (const std::string& qp : {p.a, p.b}) {
         modify(qp, {{"qp_state", "INIT"}, {"pkey_index", 0}, {"port_num", 1}, {"qkey", "0x1111"}});
@@ -303,7 +312,11 @@ class Builder {
                   {"rq_psn", rq},
                   {"ah_attr", {{"peer", peer}}}};
       if (rc) {
-        rtr["max_dest_rd_atomic"] = 4;
+        // With FLUSH among the requests: a FLUSH holds a responder resource that the requester
+        // does not count against max_rd_atomic (rxe, docs/spec-notes.md §8.2), so with 4 a
+        // repeated atomic can find its resource taken and be dropped for ever (retry_cnt 7 is
+        // infinite in rxe). 16 holds the 4 counted and every FLUSH a pair posts (at most 8).
+        rtr["max_dest_rd_atomic"] = placements_ ? 16 : 4;
         rtr["min_rnr_timer"] = 1 + r_.below(4);
       }
       modify(qp, rtr);
@@ -375,6 +388,10 @@ class Builder {
       ops = {"SEND", "SEND_WITH_IMM", "RDMA_WRITE", "RDMA_WRITE_WITH_IMM"};
     else
       ops = {"SEND", "SEND_WITH_IMM"};
+    if (p.type == "RC" && placements_) {
+      ops.push_back("FLUSH");
+      ops.push_back("ATOMIC_WRITE");
+    }
     const unsigned n = 2 + static_cast<unsigned>(r_.below(7));
     unsigned recvs = 0;
     std::vector<json> sends;
@@ -393,6 +410,24 @@ class Builder {
       const std::uint64_t src = r_.below(0x1000) * 8;
       const std::uint64_t dst = r_.below(0x2000) * 8;
       json extra = json::object();
+      if (op == "FLUSH") {
+        // The remote MR made global or persistent at an address (the scenario format gives a
+        // FLUSH no gather list: its RETH length is 0).
+        json wr = {{"wr_id", wr_id},
+                   {"opcode", op},
+                   {"send_flags", {"SIGNALED"}},
+                   {"rkey", p.remote_mr()},
+                   {"remote_offset", dst},
+                   {"flush_type", {r_.chance(50) ? "GLOBAL" : "PERSISTENT"}},
+                   {"flush_level", r_.chance(50) ? "RANGE" : "MR"}};
+        step({{"op", "post_send"}, {"qp", p.req()}, {"wr", std::move(wr)}});
+        continue;
+      }
+      if (op == "ATOMIC_WRITE") {
+        extra = {{"rkey", p.remote_mr()}, {"remote_offset", dst}};
+        post_send(p.req(), p.local_mr(), wr_id, op, 8, 0x30000 + k * 8, extra);
+        continue;
+      }
       if (op.rfind("ATOMIC", 0) == 0) {
         extra = {{"rkey", p.remote_mr()}, {"remote_offset", dst}, {"compare_add", r_.below(1000)}};
         if (op == "ATOMIC_CMP_AND_SWP") extra["swap"] = r_.below(1000);
@@ -466,6 +501,7 @@ class Builder {
   }
 
   Rng r_;
+  bool placements_ = false;
   std::vector<json> steps_;
   std::vector<Pair> pairs_;
   bool need_binds_ = false;
@@ -546,10 +582,11 @@ std::string_view verdict_name(check::Verdict v) {
   return "?";
 }
 
-Case make_case(std::uint64_t seed) {
+Case make_case(std::uint64_t seed, Ops ops) {
   Case c;
   c.seed = seed;
-  Builder b(seed);
+  c.ops = ops;
+  Builder b(seed, ops);
   c.scenario = b.build(c).dump();
   Rng r(seed ^ 0x7A9ull);
   switch (r.below(4)) {
@@ -739,9 +776,9 @@ std::vector<std::string> judge(const std::vector<check::Report>& reports,
 }
 
 Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles,
-                 unsigned compare_jobs) {
+                 unsigned compare_jobs, Ops ops) {
   Outcome o;
-  o.c = make_case(seed);
+  o.c = make_case(seed, ops);
   o.run = run_case(o.c);
   for (const std::string& f : o.run.failures) o.problems.push_back("the model refused: " + f);
   if (o.run.end_ns > kBusyLimitNs)
@@ -771,7 +808,10 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
       o.problems.push_back(
           fmt::format("the report on {} threads differs from one thread's", compare_jobs));
   }
-  if (!o.problems.empty()) {
+  // A seed with a problem leaves its capture and scenario behind; with ROCECERT_CORPUS_KEEP=1
+  // in the environment every seed does (to look into one that passed).
+  const char* keep = std::getenv("ROCECERT_CORPUS_KEEP");
+  if (!o.problems.empty() || (keep != nullptr && std::string_view(keep) == "1")) {
     const std::string path =
         (std::filesystem::temp_directory_path() / fmt::format("rocecert-corpus-{}.pcap", seed))
             .string();
@@ -787,7 +827,16 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
   return o;
 }
 
-const std::vector<std::string>& required_opcodes() {
+const std::vector<std::string>& required_opcodes(Ops ops) {
+  if (ops == Ops::with_placements) {
+    static const std::vector<std::string> kWith = [] {
+      std::vector<std::string> v = required_opcodes(Ops::classic);
+      v.push_back("RC_FLUSH");
+      v.push_back("RC_ATOMIC_WRITE");
+      return v;
+    }();
+    return kWith;
+  }
   static const std::vector<std::string> kOpcodes = {
       // RC requests
       "RC_SEND_FIRST", "RC_SEND_MIDDLE", "RC_SEND_LAST", "RC_SEND_ONLY",

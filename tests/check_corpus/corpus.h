@@ -24,14 +24,20 @@
 namespace rocecert::check_corpus {
 
 // One generated case: everything needed to run it again.
+// The requests a case's RC pairs draw from: the classic set (SEND, WRITE, READ, atomics; the
+// seeds of docs/check-validation.md), or that set with FLUSH and ATOMIC WRITE (IBA 1.5), the
+// MRs and QPs then granting the FLUSH placement types.
+enum class Ops { classic, with_placements };
+
 struct Case {
   std::uint64_t seed = 0;
+  Ops ops = Ops::classic;
   std::string scenario;  // the scenario's JSON text (docs/scenario.md), runnable by `simulate`
   conformance::Tap tap;
   std::string fault_plan;  // one line: the fault rates and rules of the link
 };
 
-Case make_case(std::uint64_t seed);
+Case make_case(std::uint64_t seed, Ops ops = Ops::classic);
 
 // "egress (before the faults)", "ingress (after the faults)", "host A", "host B".
 std::string tap_name(const conformance::Tap& tap);
@@ -114,7 +120,7 @@ struct Outcome {
 // `compare_jobs` >= 2: the first profile's check is run again on that many threads, and a report
 // that is not the same, byte for byte in JSON, is a problem.
 Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles,
-                 unsigned compare_jobs = 0);
+                 unsigned compare_jobs = 0, Ops ops = Ops::classic);
 
 std::string_view verdict_name(check::Verdict v);
 
@@ -125,6 +131,6 @@ std::uint64_t number_before(const std::string& note, std::string_view what);
 // The request opcodes the corpus must put on the wire across a budget of seeds (RC, UC, UD:
 // SEND, SEND with immediate, SEND with invalidate, WRITE, WRITE with immediate, READ,
 // CMP_SWAP, FETCH_ADD, in their FIRST/MIDDLE/LAST/ONLY forms), and the responses.
-const std::vector<std::string>& required_opcodes();
+const std::vector<std::string>& required_opcodes(Ops ops = Ops::classic);
 
 }  // namespace rocecert::check_corpus
