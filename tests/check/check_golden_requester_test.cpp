@@ -19,18 +19,25 @@ std::string requester_note(const check::Report& r) {
   return replay_note(r, "golden requester replay:");
 }
 
-// A SEND of three packets (MTU 1024) whose MIDDLE (PSN 101) is lost before the tap (or after
-// it, `tap_saw_middle`): the responder NAKs PSN 101 and the requester goes back to it.
-// `resent_middle`: the MIDDLE's payload in the resend.
-Conversation send_with_loss(std::uint32_t resent_middle, bool tap_saw_middle = false) {
+// A SEND of three packets (MTU 1024) whose MIDDLE is lost before the tap (or after it,
+// `tap_saw_middle`): the responder NAKs it and the requester goes back to it. `resent_middle`:
+// the MIDDLE's payload in the resend. `small_before`: one-packet SENDs of 64 bytes, each ACKed,
+// ahead of it (the SEND then starts at PSN 100 + small_before; at 0 its MIDDLE is PSN 101).
+Conversation send_with_loss(std::uint32_t resent_middle, bool tap_saw_middle = false,
+                            std::uint32_t small_before = 0) {
   Conversation c;
-  c.req(Opcode::RC_SEND_FIRST, 100, 1024);
-  if (tap_saw_middle) c.req(Opcode::RC_SEND_MIDDLE, 101, 1024);
-  c.req(Opcode::RC_SEND_LAST, 102, 8);
-  c.ack(101, 0, 0x60);  // NAK PSN sequence error: expecting 101
-  c.req(Opcode::RC_SEND_MIDDLE, 101, resent_middle);
-  c.req(Opcode::RC_SEND_LAST, 102, 8);
-  c.ack(102, 1);
+  std::uint32_t psn = 100;
+  for (std::uint32_t i = 0; i < small_before; ++i, ++psn) {
+    c.req(Opcode::RC_SEND_ONLY, psn, 64);
+    c.ack(psn, i + 1);
+  }
+  c.req(Opcode::RC_SEND_FIRST, psn, 1024);
+  if (tap_saw_middle) c.req(Opcode::RC_SEND_MIDDLE, psn + 1, 1024);
+  c.req(Opcode::RC_SEND_LAST, psn + 2, 8);
+  c.ack(psn + 1, small_before, 0x60);  // NAK PSN sequence error: expecting the MIDDLE
+  c.req(Opcode::RC_SEND_MIDDLE, psn + 1, resent_middle);
+  c.req(Opcode::RC_SEND_LAST, psn + 2, 8);
+  c.ack(psn + 2, small_before + 1);
   return c;
 }
 
@@ -163,36 +170,18 @@ TEST(CheckGoldenRequester, AResendOfAnAcknowledgedPsnIsComparedWithWhatTheModelS
   EXPECT_EQ(v->frame, 3u);
 }
 
-// 300 small SENDs (more than the replay waits for the path MTU), then a SEND of three packets
-// at MTU 1024 whose MIDDLE is lost before the tap: the model took the small ones at a guessed
-// MTU, learns 1024 from the FIRST and replays the go-back-N without starting again.
-// `resent_middle`: the MIDDLE's payload in the resend; `tap_saw_middle`: lost after the tap.
-Conversation small_sends_then_loss(std::uint32_t resent_middle, bool tap_saw_middle = false) {
-  Conversation c;
-  std::uint32_t psn = 100;
-  for (std::uint32_t i = 0; i < 300; ++i, ++psn) {
-    c.req(Opcode::RC_SEND_ONLY, psn, 64);
-    c.ack(psn, i + 1);
-  }
-  c.req(Opcode::RC_SEND_FIRST, psn, 1024);
-  if (tap_saw_middle) c.req(Opcode::RC_SEND_MIDDLE, psn + 1, 1024);
-  c.req(Opcode::RC_SEND_LAST, psn + 2, 8);
-  c.ack(psn + 1, 300, 0x60);  // NAK PSN sequence error: expecting the MIDDLE
-  c.req(Opcode::RC_SEND_MIDDLE, psn + 1, resent_middle);
-  c.req(Opcode::RC_SEND_LAST, psn + 2, 8);
-  c.ack(psn + 2, 301);
-  return c;
-}
-
+// 300 small SENDs (more than the replay waits for the path MTU), then send_with_loss's SEND:
+// the model took the small ones at a guessed MTU, learns 1024 from the FIRST and replays the
+// go-back-N without starting again.
 TEST(CheckGoldenRequester, ThePathMtuLearntAfterSmallMessagesIsTakenInPlace) {
-  const check::Report r = small_sends_then_loss(1024).check(strict());
+  const check::Report r = send_with_loss(1024, false, 300).check(strict());
   EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
   EXPECT_EQ(checked(r, RuleId::GoldenRequester), 2u) << describe(r);  // the two resends
   const std::string note = requester_note(r);
   EXPECT_EQ(note.find("resync"), std::string::npos) << note;
   EXPECT_NE(note.find("(301 messages posted)"), std::string::npos) << note;
   // And a resend that differs from the first transmission is caught there too.
-  const check::Report bad = small_sends_then_loss(512, true).check(strict());
+  const check::Report bad = send_with_loss(512, true, 300).check(strict());
   const check::Violation* v = first_of(bad, RuleId::GoldenRequester);
   ASSERT_NE(v, nullptr) << describe(bad);
   EXPECT_NE(v->state.expected.find("with 1024 bytes"), std::string::npos) << v->state.expected;
