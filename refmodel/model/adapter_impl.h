@@ -200,6 +200,10 @@ struct Adapter::Impl {
   bool flush_pending_ack(Qp& q);
   void send_read_responses(Qp& q, std::uint32_t psn, std::uint64_t host_addr, std::uint32_t len,
                            bool from_start);
+  // The ATOMIC ACKNOWLEDGE of `psn`, carrying `orig` (a fresh atomic or a repeat's resource).
+  void send_atomic_ack(Qp& q, std::uint32_t psn, std::uint64_t orig);
+  // The next responder resource slot (oldest reused), nullptr if the QP has none.
+  qp::ResponderResource* take_resource(qp::QpContext& ctx);
   // A request refused for error class `cls` (refmodel/errors): the receive WQE it holds, if
   // any, completes with the table's status; the NAK / RNR NAK / silent drop; the state change.
   void refuse(Qp& q, const wire::ParsedFrame& p, errors::ErrorClass cls,

@@ -276,6 +276,26 @@ void Adapter::Impl::send_read_responses(Qp& q, std::uint32_t psn, std::uint64_t 
   }
 }
 
+void Adapter::Impl::send_atomic_ack(Qp& q, std::uint32_t psn, std::uint64_t orig) {
+  const qp::QpContext& ctx = q.ctx;
+  wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
+  s.bth.opcode = wire::to_u8(wire::Opcode::RC_ATOMIC_ACKNOWLEDGE);
+  s.bth.psn = psn;
+  s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
+  s.atomicacketh.orig = orig;
+  transmit_response(q, s);
+}
+
+qp::ResponderResource* Adapter::Impl::take_resource(qp::QpContext& ctx) {
+  // A ring of max_dest_rd_atomic slots, the oldest reused (docs/spec-notes.md §4.5, §8.2;
+  // rxe_resp.c rxe_prepare_res); with none, nothing is kept and a repeat is dropped.
+  if (ctx.resp.resources.empty()) return nullptr;
+  qp::ResponderResource& res = ctx.resp.resources[ctx.resp.res_head];
+  ctx.resp.res_head =
+      (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
+  return &res;
+}
+
 void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
   qp::QpContext& ctx = q.ctx;
   const wire::OpcodeInfo& op = *p.op;
@@ -342,15 +362,8 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
       // always), READ responses are regenerated from the responder resources, atomics replayed,
       // never re-executed.
       for (const qp::ResponderResource& res : ctx.resp.resources) {
-        if (res.type == qp::ResourceType::ATOMIC && res.first_psn == qp::Psn(psn)) {
-          wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
-          s.bth.opcode = wire::to_u8(wire::Opcode::RC_ATOMIC_ACKNOWLEDGE);
-          s.bth.psn = psn;
-          s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
-          s.atomicacketh.orig = res.atomic_orig;
-          transmit_response(q, s);
-          return;
-        }
+        if (res.type == qp::ResourceType::ATOMIC && res.first_psn == qp::Psn(psn))
+          return send_atomic_ack(q, psn, res.atomic_orig);
       }
       if (op.operation == Operation::COMPARE_SWAP || op.operation == Operation::FETCH_ADD) {
         // No responder resource holds it any more: never re-executed, dropped (errors table
@@ -365,13 +378,8 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
                                           ? qp::ResourceType::FLUSH
                                           : qp::ResourceType::ATOMIC_WRITE;
         for (const qp::ResponderResource& res : ctx.resp.resources) {
-          if (res.type != type || res.first_psn != qp::Psn(psn)) continue;
-          wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
-          s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
-          s.bth.psn = psn;
-          s.aeth = {a.config_.profile.ack_syndrome_credits, ctx.resp.msn.value()};
-          transmit_response(q, s);
-          return;
+          if (res.type == type && res.first_psn == qp::Psn(psn))
+            return send_read_responses(q, psn, 0, 0, /*from_start=*/true);
         }
         return refuse(q, p, errors::ErrorClass::RESP_DUPLICATE_UNAVAILABLE, nullptr, {});
       }
@@ -515,7 +523,6 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
   }
 
   // ---- Execute ------------------------------------------------------------------------------
-  const std::uint8_t ack_ok = a.config_.profile.ack_syndrome_credits;
   auto advance = [&] {
     ctx.resp.epsn = qp::Psn(psn) + 1u;
     ctx.resp.ack_psn = ctx.resp.epsn;
@@ -597,20 +604,17 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
                        // docs/spec-notes.md §3.5)
       const std::uint32_t len = p.reth.dmalen;
       const std::uint32_t n = len == 0 ? 1 : (len + ctx.mtu - 1) / ctx.mtu;
-      if (!ctx.resp.resources.empty()) {
-        qp::ResponderResource& res = ctx.resp.resources[ctx.resp.res_head];
-        ctx.resp.res_head =
-            (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
-        res = {qp::ResourceType::READ,
-               qp::Psn(psn),
-               qp::Psn(psn) + (n - 1),
-               qp::Psn(psn) + n,
-               p.reth.va,
-               len,
-               p.reth.rkey,
-               p.reth.va + len,
-               0,
-               0};
+      if (qp::ResponderResource* res = take_resource(ctx)) {
+        *res = {qp::ResourceType::READ,
+                qp::Psn(psn),
+                qp::Psn(psn) + (n - 1),
+                qp::Psn(psn) + n,
+                p.reth.va,
+                len,
+                p.reth.rkey,
+                p.reth.va + len,
+                0,
+                0};
       }
       send_read_responses(q, psn, target.host_addr, len, /*from_start=*/true);
       ctx.resp.epsn = qp::Psn(psn) + n;
@@ -624,21 +628,13 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
               ? a.memory_.compare_swap(target.host_addr, p.atomiceth.compare, p.atomiceth.swap_add)
               : a.memory_.fetch_add(target.host_addr, p.atomiceth.swap_add);
       ++ctx.resp.msn;
-      if (!ctx.resp.resources.empty()) {
-        qp::ResponderResource& res = ctx.resp.resources[ctx.resp.res_head];
-        ctx.resp.res_head =
-            (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
-        res = {};
-        res.type = qp::ResourceType::ATOMIC;
-        res.first_psn = res.last_psn = qp::Psn(psn);
-        res.atomic_orig = orig;
+      if (qp::ResponderResource* res = take_resource(ctx)) {
+        *res = {};
+        res->type = qp::ResourceType::ATOMIC;
+        res->first_psn = res->last_psn = qp::Psn(psn);
+        res->atomic_orig = orig;
       }
-      wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
-      s.bth.opcode = wire::to_u8(wire::Opcode::RC_ATOMIC_ACKNOWLEDGE);
-      s.bth.psn = psn;
-      s.aeth = {ack_ok, ctx.resp.msn.value()};
-      s.atomicacketh.orig = orig;
-      transmit_response(q, s);
+      send_atomic_ack(q, psn, orig);
       advance();
       return;
     }
@@ -648,21 +644,14 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
       ++ctx.resp.msn;
       // Each takes the next responder resource, so that a duplicate is answered again, never
       // executed again (docs/spec-notes.md §8.2, §4.5; rxe_resp.c rxe_prepare_res).
-      if (!ctx.resp.resources.empty()) {
-        qp::ResponderResource& res = ctx.resp.resources[ctx.resp.res_head];
-        ctx.resp.res_head =
-            (ctx.resp.res_head + 1) % static_cast<std::uint32_t>(ctx.resp.resources.size());
-        res = {};
-        res.type = op.operation == Operation::FLUSH ? qp::ResourceType::FLUSH
-                                                    : qp::ResourceType::ATOMIC_WRITE;
-        res.first_psn = res.last_psn = qp::Psn(psn);
+      if (qp::ResponderResource* res = take_resource(ctx)) {
+        *res = {};
+        res->type = op.operation == Operation::FLUSH ? qp::ResourceType::FLUSH
+                                                     : qp::ResourceType::ATOMIC_WRITE;
+        res->first_psn = res->last_psn = qp::Psn(psn);
       }
       // Both are answered by a zero-length READ RESPONSE ONLY (rxe; docs/spec-notes.md §8.4).
-      wire::FrameSpec s = base_spec(q, ctx.attr.ah_attr, ctx.attr.dest_qp_num);
-      s.bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
-      s.bth.psn = psn;
-      s.aeth = {ack_ok, ctx.resp.msn.value()};
-      transmit_response(q, s);
+      send_read_responses(q, psn, 0, 0, /*from_start=*/true);
       advance();
       return;
     }
