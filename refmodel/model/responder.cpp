@@ -26,7 +26,9 @@ bool sequence_ok(std::uint16_t prev, const wire::OpcodeInfo& op) {
 }
 
 // The QP-level access gate (rxe_resp.c check_op_valid), on the qp_access_flags (mem::Access).
-bool qp_access_ok(std::uint32_t flags, Operation op) {
+// `flush_placement`: a FLUSH's FETH placement bits, each needing its own right (the matching
+// FLUSH_* access, docs/spec-notes.md §8.4; rxe_resp.c check_qp_attr_access).
+bool qp_access_ok(std::uint32_t flags, Operation op, std::uint8_t flush_placement) {
   const mem::Access a = mem::access_from_u32(flags);
   switch (op) {
     case Operation::READ_REQUEST:
@@ -38,7 +40,7 @@ bool qp_access_ok(std::uint32_t flags, Operation op) {
     case Operation::FETCH_ADD:
       return mem::any(a & mem::Access::REMOTE_ATOMIC);
     case Operation::FLUSH:
-      return mem::any(a & (mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT));
+      return mem::contains(a, mem::required_access(mem::MemOp::FLUSH, flush_placement));
     case Operation::SEND:
     case Operation::READ_RESPONSE:
     case Operation::ACK:
@@ -448,7 +450,8 @@ void Adapter::Impl::handle_request(Qp& q, const wire::ParsedFrame& p) {
   if (!sequence_ok(ctx.resp.opcode, op))
     return refuse(q, p, errors::ErrorClass::RESP_OPCODE_SEQUENCE, &q.active_recv, {});
   // ---- 3. QP access ------------------------------------------------------------------------
-  if (!qp_access_ok(ctx.attr.qp_access_flags, op.operation))
+  if (!qp_access_ok(ctx.attr.qp_access_flags, op.operation,
+                    p.has(Header::Feth) ? p.feth.placement : std::uint8_t{0}))
     return refuse(q, p, errors::ErrorClass::RESP_QP_ACCESS, &q.active_recv, {});
   // ---- 4. Resources --------------------------------------------------------------------------
   const bool rd_atomic =
