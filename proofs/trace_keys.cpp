@@ -20,7 +20,20 @@ namespace {
 
 struct Region {
   z3::expr usable, read, write, atomic, lo, hi;
+  z3::expr flush1, flush2, flush3;  // the FLUSH right per placement asked (flush_right)
+  const z3::expr& flush(unsigned placement) const {
+    return placement == 1 ? flush1 : placement == 2 ? flush2 : flush3;
+  }
 };
+
+// What a setup's pair of FLUSH rights says of a FLUSH asking both, for an MR (KnownKey: either
+// may do) or a QP (both needed): true, false or, for an MR with one of the two, nothing.
+z3::expr flush_both(z3::context& c, const z3::expr& right, bool global, bool persistent,
+                    bool either_may_do) {
+  if (global && persistent) return right;
+  if (!global && !persistent) return !right;
+  return either_may_do ? c.bool_val(true) : !right;
+}
 
 KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observations,
                            std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
@@ -32,6 +45,8 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
   // The QP's access flags, per kind.
   const z3::expr qp_read = c.bool_const("qp.read"), qp_write = c.bool_const("qp.write"),
                  qp_atomic = c.bool_const("qp.atomic");
+  const z3::expr qp_flush[] = {c.bool_val(true), c.bool_const("qp.flush1"),
+                               c.bool_const("qp.flush2"), c.bool_const("qp.flush3")};
 
   std::map<std::pair<std::uint32_t, std::uint32_t>, Region> regions;  // (rkey, epoch)
   const auto region = [&](std::uint32_t rkey, std::uint32_t epoch) -> const Region& {
@@ -40,7 +55,9 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
     const std::string n = fmt::format("r{}", regions.size());
     Region r{c.bool_const((n + ".usable").c_str()), c.bool_const((n + ".read").c_str()),
              c.bool_const((n + ".write").c_str()),  c.bool_const((n + ".atomic").c_str()),
-             c.int_const((n + ".lo").c_str()),      c.int_const((n + ".hi").c_str())};
+             c.int_const((n + ".lo").c_str()),      c.int_const((n + ".hi").c_str()),
+             c.bool_const((n + ".flush1").c_str()), c.bool_const((n + ".flush2").c_str()),
+             c.bool_const((n + ".flush3").c_str())};
     s.add(0 <= r.lo && r.lo <= r.hi && r.hi <= top);  // a region inside the 64-bit space
     return regions.emplace(std::pair{rkey, epoch}, r).first->second;
   };
@@ -50,11 +67,16 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
   for (std::size_t i = 0; i < observations.size(); ++i) {
     const KeyObservation& o = observations[i];
     const Region& r = region(o.rkey, o.epoch);
+    const unsigned fr = flush_right(o);
     const z3::expr right = o.kind == AccessKind::READ    ? r.read && qp_read
                            : o.kind == AccessKind::WRITE ? r.write && qp_write
-                                                         : r.atomic && qp_atomic;
-    const z3::expr allowed =
-        r.usable && right && r.lo <= wide(o.va) && wide(o.va) + wide(o.length) <= r.hi;
+                           : o.kind == AccessKind::FLUSH
+                               ? (fr == 0 ? c.bool_val(true) : r.flush(fr) && qp_flush[fr])
+                               : r.atomic && qp_atomic;
+    const z3::expr inside = o.kind == AccessKind::FLUSH && o.whole_region
+                                ? c.bool_val(true)
+                                : r.lo <= wide(o.va) && wide(o.va) + wide(o.length) <= r.hi;
+    const z3::expr allowed = r.usable && right && inside;
     const z3::expr lit = c.bool_const(fmt::format("obs{}", i).c_str());
     s.add(z3::implies(lit, o.granted ? allowed : !allowed));
     literals.push_back(lit);
@@ -67,6 +89,9 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
     const z3::expr says =
         k.exists ? r.usable == c.bool_val(k.usable) && r.read == c.bool_val(k.read) &&
                        r.write == c.bool_val(k.write) && r.atomic == c.bool_val(k.atomic) &&
+                       r.flush1 == c.bool_val(k.flush_global) &&
+                       r.flush2 == c.bool_val(k.flush_persistent) &&
+                       flush_both(c, r.flush3, k.flush_global, k.flush_persistent, true) &&
                        r.lo == wide(k.base) && r.hi == wide(k.base) + wide(k.length)
                  : !r.usable;
     const z3::expr lit = c.bool_const(fmt::format("setup{}", setup_names.size()).c_str());
@@ -77,8 +102,12 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
   }
   if (qp) {
     const z3::expr lit = c.bool_const("setup.qp");
-    s.add(z3::implies(lit, qp_read == c.bool_val(qp->read) && qp_write == c.bool_val(qp->write) &&
-                               qp_atomic == c.bool_val(qp->atomic)));
+    s.add(z3::implies(
+        lit, qp_read == c.bool_val(qp->read) && qp_write == c.bool_val(qp->write) &&
+                 qp_atomic == c.bool_val(qp->atomic) &&
+                 qp_flush[1] == c.bool_val(qp->flush_global) &&
+                 qp_flush[2] == c.bool_val(qp->flush_persistent) &&
+                 flush_both(c, qp_flush[3], qp->flush_global, qp->flush_persistent, false)));
     literals.push_back(lit);
     what.emplace_back(false, setup_names.size());
     setup_names.push_back(fmt::format("the access flags of QP {}", qp->name));
@@ -115,38 +144,53 @@ bool least_table_explains(std::span<const KeyObservation> observations,
                           std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
   __extension__ typedef unsigned __int128 Wide;  // va + length can pass 2^64
   constexpr Wide kTop = Wide{1} << 64;
+  // The rights of a key or of the QP: read, write, atomic, and FLUSH per placement asked
+  // (flush[0], a FLUSH asking no placement, needs nothing).
+  struct Rights {
+    bool read = false, write = false, atomic = false;
+    bool flush[4] = {true, false, false, false};
+    bool& of(const KeyObservation& o) {
+      return o.kind == AccessKind::READ    ? read
+             : o.kind == AccessKind::WRITE ? write
+             : o.kind == AccessKind::FLUSH ? flush[flush_right(o)]
+                                           : atomic;
+    }
+  };
   struct Table {
-    bool usable = false, read = false, write = false, atomic = false;
+    bool usable = false;
+    Rights rights;
+    bool ranged = false;  // a region: [lo, hi); none holds no ranged access
     Wide lo = 0, hi = 0;
   };
-  const auto right = [](const auto& t, AccessKind k) {
-    return k == AccessKind::READ ? t.read : k == AccessKind::WRITE ? t.write : t.atomic;
+  const auto ranged = [](const KeyObservation& o) {
+    return !(o.kind == AccessKind::FLUSH && o.whole_region);
   };
   // The QP's flags: the setup's, else the kinds granted anywhere.
-  struct Flags {
-    bool read = false, write = false, atomic = false;
-  } flags;
+  Rights flags;
   if (qp) {
-    flags = {qp->read, qp->write, qp->atomic};
+    flags.read = qp->read;
+    flags.write = qp->write;
+    flags.atomic = qp->atomic;
+    flags.flush[1] = qp->flush_global;
+    flags.flush[2] = qp->flush_persistent;
+    flags.flush[3] = qp->flush_global && qp->flush_persistent;
   } else {
     for (const KeyObservation& o : observations)
-      if (o.granted)
-        (o.kind == AccessKind::READ    ? flags.read
-         : o.kind == AccessKind::WRITE ? flags.write
-                                       : flags.atomic) = true;
+      if (o.granted) flags.of(o) = true;
   }
   // Each (rkey, epoch): the setup's entry (epoch 0), else the least the grants need.
   std::map<std::pair<std::uint32_t, std::uint32_t>, Table> tables;
   for (const KeyObservation& o : observations) {
     if (!o.granted) continue;
+    Table& t = tables[{o.rkey, o.epoch}];
+    t.usable = true;
+    t.rights.of(o) = true;
+    if (!ranged(o)) continue;
     const Wide end = Wide{o.va} + o.length;
     if (end > kTop) return false;  // no region inside the 64-bit space holds it
-    auto [it, fresh] = tables.try_emplace({o.rkey, o.epoch});
-    Table& t = it->second;
-    t.usable = true;
-    t.lo = fresh ? o.va : std::min<Wide>(t.lo, o.va);
-    t.hi = fresh ? end : std::max(t.hi, end);
-    (o.kind == AccessKind::READ ? t.read : o.kind == AccessKind::WRITE ? t.write : t.atomic) = true;
+    t.lo = t.ranged ? std::min<Wide>(t.lo, o.va) : o.va;
+    t.hi = t.ranged ? std::max(t.hi, end) : end;
+    t.ranged = true;
   }
   std::set<std::uint32_t> entries;
   for (const KnownKey& k : known_keys) {
@@ -159,15 +203,31 @@ bool least_table_explains(std::span<const KeyObservation> observations,
     Table t;
     if (k.exists) {
       if (Wide{k.base} + k.length > kTop) return false;  // the setup's region cannot be
-      t = {k.usable, k.read, k.write, k.atomic, k.base, Wide{k.base} + k.length};
+      t.usable = k.usable;
+      t.rights.read = k.read;
+      t.rights.write = k.write;
+      t.rights.atomic = k.atomic;
+      t.rights.flush[1] = k.flush_global;
+      t.rights.flush[2] = k.flush_persistent;
+      // One FLUSH right of the two leaves a FLUSH asking both free: the least choice allows it
+      // only if such a FLUSH was granted.
+      t.rights.flush[3] =
+          k.flush_global == k.flush_persistent
+              ? k.flush_global
+              : std::any_of(observations.begin(), observations.end(), [&](const KeyObservation& o) {
+                  return o.granted && o.rkey == k.rkey && o.epoch == 0 && flush_right(o) == 3;
+                });
+      t.ranged = true;
+      t.lo = k.base;
+      t.hi = Wide{k.base} + k.length;
     }
     tables[{k.rkey, 0}] = t;
   }
   for (const KeyObservation& o : observations) {
     const auto it = tables.find({o.rkey, o.epoch});
-    const Table t = it == tables.end() ? Table{} : it->second;
-    const bool allowed = t.usable && right(t, o.kind) && right(flags, o.kind) && t.lo <= o.va &&
-                         Wide{o.va} + o.length <= t.hi;
+    Table t = it == tables.end() ? Table{} : it->second;
+    const bool inside = !ranged(o) || (t.ranged && t.lo <= o.va && Wide{o.va} + o.length <= t.hi);
+    const bool allowed = t.usable && t.rights.of(o) && flags.of(o) && inside;
     if (allowed != o.granted) return false;
   }
   return true;

@@ -10,6 +10,13 @@
 namespace rocecert::check::detail {
 namespace {
 
+// Whether the rights (global visibility, persistence) allow a FLUSH asking `placement`: each
+// placement bit asked needs its own right (docs/spec-notes.md §8.4; rxe_resp.c
+// check_qp_attr_access). An MR asked both with one of them is left unjudged (check_setup).
+bool flush_allowed(std::uint8_t placement, bool global, bool persistent) {
+  return ((placement & 1) == 0 || global) && ((placement & 2) == 0 || persistent);
+}
+
 using wire::Operation;
 using wire::Position;
 
@@ -124,6 +131,8 @@ std::string_view Stream::access_name(Access k) {
       return "RDMA READ";
     case Access::Atomic:
       return "atomic";
+    case Access::Flush:
+      return "FLUSH";
   }
   return "?";
 }
@@ -391,10 +400,17 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
                          host_epoch_rkey, p.frame});
   } else if (op.operation == Operation::ATOMIC_WRITE) {
     // Eight bytes written with the REMOTE_WRITE right (docs/spec-notes.md §8.4): for the keys,
-    // a one-packet RDMA WRITE, granted by its answer or any answer past it. (A FLUSH needs the
-    // FLUSH rights, which the key rules do not follow yet.)
+    // a one-packet RDMA WRITE, granted by its answer or any answer past it.
     accesses_.push_back(
         {Access::Write, p.psn(), p.psn(), p.reth.rkey, p.reth.va, 8, host_epoch_rkey, p.frame});
+  } else if (op.operation == Operation::FLUSH) {
+    // The FLUSH right of each placement it asks, on [VA, VA + length) or the whole region
+    // (docs/spec-notes.md §8.4); granted, like an ATOMIC WRITE, by its answer or one past it.
+    PendingAccess a{Access::Flush, p.psn(),       p.psn(),         p.reth.rkey,
+                    p.reth.va,     p.reth.dmalen, host_epoch_rkey, p.frame};
+    a.placement = p.feth.placement;
+    a.whole_region = p.feth.selectivity == 1;
+    accesses_.push_back(a);
   }
   while (accesses_.size() > 4096) accesses_.pop_front();
 }
@@ -1122,9 +1138,10 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
                     state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_unseen)));
     msn_base_.reset();  // their opcodes, hence the messages they end, are unknown
   }
-  // Writes whose last packet is acknowledged were granted.
+  // Writes (and FLUSHes) whose last packet is acknowledged were granted.
   for (PendingAccess& a : accesses_)
-    if (!a.resolved && a.kind == Access::Write && a.last && pdiff(*a.last, end) < 0)
+    if (!a.resolved && (a.kind == Access::Write || a.kind == Access::Flush) && a.last &&
+        pdiff(*a.last, end) < 0)
       resolve_access(p, a, true);
   std::erase_if(accesses_, [&](const PendingAccess& a) {
     return a.resolved || (a.last && pdiff(*a.last, end) < 0);
@@ -1223,7 +1240,7 @@ void Stream::on_ack(const Pkt& p) {
             refused = &a;
         if (refused != nullptr) {
           PendingAccess& a = *refused;
-          if (a.kind != Access::Atomic) {
+          if (a.kind == Access::Read || a.kind == Access::Write) {
             j_->checked(RuleId::KeyZeroLength, conn_);
             if (a.len == 0)
               j_->violation(RuleId::KeyZeroLength, "refused", p, conn_,
@@ -1419,7 +1436,7 @@ void Stream::on_atomic_ack(const Pkt& p) {
 
 void Stream::resolve_access(const Pkt& p, PendingAccess& a, bool granted) {
   a.resolved = true;
-  key_fact(p, a.kind, granted, a.rkey, a.va, a.len, a.epoch);
+  key_fact(p, a, granted);
   check_setup(p, a, granted);
   record_key_answer(p, a, granted);
 }
@@ -1429,7 +1446,7 @@ void Stream::resolve_access(const Pkt& p, PendingAccess& a, bool granted) {
 // are not key-checked (key.zero_length); a QP the setup does not describe decides nothing.
 void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
   const Setup* s = j_->options().setup.get();
-  if (s == nullptr || !s->keys_known || a.len == 0) return;
+  if (s == nullptr || !s->keys_known || !a.key_checked()) return;
   // After the wire (SEND WITH INVALIDATE) or the DUT's log changed the key, the setup no longer
   // says what it is: an invalidated region or window may be registered or bound again.
   if (a.epoch != 0) return;
@@ -1442,17 +1459,28 @@ void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
   const std::string_view what = m && m->window ? "window" : "MR";
   const bool right = a.kind == Access::Write  ? (m && m->remote_write)
                      : a.kind == Access::Read ? (m && m->remote_read)
-                                              : (m && m->remote_atomic);
+                     : a.kind == Access::Flush
+                         ? (m && flush_allowed(a.placement, m->flush_global, m->flush_persistent))
+                         : (m && m->remote_atomic);
   const bool qp_right = a.kind == Access::Write  ? q->remote_write
                         : a.kind == Access::Read ? q->remote_read
-                                                 : q->remote_atomic;
+                        : a.kind == Access::Flush
+                            ? flush_allowed(a.placement, q->flush_global, q->flush_persistent)
+                            : q->remote_atomic;
+  // An MR holding one of the two FLUSH rights, asked both: rxe's MR lookup accepts either, the
+  // model wants both; not judged.
+  if (a.kind == Access::Flush && m != nullptr && (a.placement & 3) == 3 &&
+      m->flush_global != m->flush_persistent && m->pd == q->pd &&
+      (!m->bound_qp || *m->bound_qp == q->name))
+    return;
   if (m == nullptr)
     why = fmt::format("no MR of the setup has rkey {:#x}", a.rkey);
   else if (m->pd != q->pd)
     why = fmt::format("{} {} is in another PD than QP {}", what, m->name, q->name);
   else if (m->bound_qp && *m->bound_qp != q->name)
     why = fmt::format("window {} is bound to QP {}, not QP {}", m->name, *m->bound_qp, q->name);
-  else if (a.va < m->iova || a.va - m->iova > m->length || a.len > m->length - (a.va - m->iova)) {
+  else if (!(a.kind == Access::Flush && a.whole_region) &&
+           (a.va < m->iova || a.va - m->iova > m->length || a.len > m->length - (a.va - m->iova))) {
     why = fmt::format("[{:#x}, +{}) is outside {} {} [{:#x}, +{})", a.va, a.len, what, m->name,
                       m->iova, m->length);
     outside_window = m->window;
@@ -1480,29 +1508,46 @@ void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
 // Key enforcement with the MR table taken as static between invalidations (no --setup): an
 // access refused inside a range granted before with the same rkey and right (or granted inside
 // a range refused before) contradicts any fixed table. docs/spec-notes.md §7.3.
-void Stream::key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rkey, std::uint64_t va,
-                      std::uint32_t len, std::uint32_t epoch) {
-  if (len == 0) return;                       // zero-length accesses are not key-checked (§4.4)
-  if (epoch == KeyEpochs::kUnjudged) return;  // the DUT's log changed the key, when is not known
-  const std::uint64_t end = va + len;
+void Stream::key_fact(const Pkt& p, const PendingAccess& a, bool granted) {
+  if (!a.key_checked()) return;                 // zero-length READ/WRITE (§4.4)
+  if (a.epoch == KeyEpochs::kUnjudged) return;  // the DUT's log changed the key, when is not known
+  const std::uint64_t end = a.va + a.len;
   j_->checked(RuleId::KeyStatic, conn_);
-  for (const KeyFact& f : facts_) {
-    if (f.kind != kind || f.rkey != rkey || f.epoch != epoch || f.granted == granted) continue;
-    const std::uint64_t fend = f.va + f.len;
-    // The refused range lies inside the granted one.
-    const bool contradicts = granted ? (f.va >= va && fend <= end) : (va >= f.va && end <= fend);
+  // Looked up, not created: a capture naming ever new rkeys past the bound adds nothing.
+  auto& groups = key_facts_[static_cast<std::size_t>(a.kind)];
+  const std::uint64_t group_key = std::uint64_t{a.rkey} << 32 | a.epoch;
+  const auto found = groups.find(group_key);
+  static const std::vector<KeyFact> kNone;
+  bool repeated = false;
+  for (const KeyFact& f : found != groups.end() ? found->second : kNone) {
+    if (f.placement != a.placement) continue;  // FLUSH: another right
+    if (f.granted == granted) {
+      repeated = repeated || (f.va == a.va && f.len == a.len && f.whole_region == a.whole_region);
+      continue;
+    }
+    // The refused access lies inside the granted one; one flushing the whole region is refused
+    // by its key or right alone, and one granted says nothing of the region's bounds.
+    const bool g_whole = granted ? a.whole_region : f.whole_region;
+    const std::uint64_t g_va = granted ? a.va : f.va, g_end = granted ? end : f.va + f.len;
+    const bool r_whole = granted ? f.whole_region : a.whole_region;
+    const std::uint64_t r_va = granted ? f.va : a.va, r_end = granted ? f.va + f.len : end;
+    const bool contradicts = r_whole || (!g_whole && r_va >= g_va && r_end <= g_end);
     if (contradicts) {
-      j_->violation(RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p,
-                    conn_,
-                    fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
-                                "(no invalidation between)",
-                                access_name(kind), rkey, va, len, granted ? "granted" : "refused",
-                                f.granted ? "granted" : "refused", f.frame),
-                    state(granted ? "NAK remote access error" : "the access granted again"));
+      j_->violation(
+          RuleId::KeyStatic, granted ? "granted_after_refusal" : "refused_after_grant", p, conn_,
+          fmt::format("{} with rkey {:#x} on [{:#x}, +{}) {} here, {} at frame {} "
+                      "(no invalidation between)",
+                      access_name(a.kind), a.rkey, a.va, a.len, granted ? "granted" : "refused",
+                      f.granted ? "granted" : "refused", f.frame),
+          state(granted ? "NAK remote access error" : "the access granted again"));
       return;
     }
   }
-  if (facts_.size() < 4096) facts_.push_back({kind, granted, rkey, va, len, epoch, p.frame});
+  if (!repeated && key_fact_count_ < kMaxKeyFacts) {
+    groups[group_key].push_back(
+        {a.kind, granted, a.rkey, a.va, a.len, a.epoch, p.frame, a.placement, a.whole_region});
+    ++key_fact_count_;
+  }
 }
 
 void Stream::finish() {

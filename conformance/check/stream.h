@@ -16,6 +16,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "check_internal.h"
@@ -112,7 +113,7 @@ class Stream {
   std::uint64_t first_frame() const { return first_frame_; }
 
  private:
-  enum class Access : std::uint8_t { Write, Read, Atomic };
+  enum class Access : std::uint8_t { Write, Read, Atomic, Flush };
   struct PsnRec {
     std::uint8_t opcode = 0;
     bool seen = false;       // the tap showed this PSN
@@ -154,6 +155,13 @@ class Stream {
     std::uint32_t epoch = 0;
     std::uint64_t frame = 0;
     bool resolved = false;  // granted or refused already
+    // Flush: the FETH placement bits it asks, and whether it flushes the whole region (its
+    // range then not checked; docs/spec-notes.md §8.4).
+    std::uint8_t placement = 0;
+    bool whole_region = false;
+    // Whether the key rules judge it: a zero-length READ or WRITE is not key-checked (C9-88;
+    // key.zero_length judges it), a zero-length FLUSH is.
+    bool key_checked() const { return len != 0 || kind == Access::Flush; }
   };
   struct KeyFact {
     Access kind;
@@ -163,6 +171,8 @@ class Stream {
     std::uint32_t len;
     std::uint32_t epoch;
     std::uint64_t frame;
+    std::uint8_t placement;  // Flush: as PendingAccess
+    bool whole_region;
   };
   struct NakPoint {
     std::uint32_t psn = 0;
@@ -204,8 +214,7 @@ class Stream {
                  std::optional<std::uint32_t> quiet_through = std::nullopt);
   void resolve_access(const Pkt& p, PendingAccess& a, bool granted);
   void check_setup(const Pkt& p, const PendingAccess& a, bool granted);
-  void key_fact(const Pkt& p, Access kind, bool granted, std::uint32_t rkey, std::uint64_t va,
-                std::uint32_t len, std::uint32_t epoch);
+  void key_fact(const Pkt& p, const PendingAccess& a, bool granted);
   void set_mtu(const Pkt& p, std::uint32_t payload);
   void fill_read_slots(ReadReq& rr);
 
@@ -311,7 +320,12 @@ class Stream {
   // RESPONSE ONLY at its own PSN.
   std::deque<std::uint32_t> placements_;
   std::deque<PendingAccess> accesses_;
-  std::vector<KeyFact> facts_;
+  // key.static's facts per (kind, rkey, epoch), each group in arrival order with one entry per
+  // distinct (granted, va, len): an access is compared with its own key's facts only, and a
+  // repeated access takes no room (at most kMaxKeyFacts in all).
+  static constexpr std::size_t kMaxKeyFacts = 4096;
+  std::unordered_map<std::uint64_t, std::vector<KeyFact>> key_facts_[4];
+  std::size_t key_fact_count_ = 0;
   // z3.key: the distinct answered accesses (the first frames of each), judged at finish().
   struct KeyAnswer {
     proofs::trace::KeyObservation obs;
@@ -319,9 +333,14 @@ class Stream {
     std::uint32_t dqpn = 0, psn = 0;
   };
   std::vector<KeyAnswer> key_answers_;
-  std::set<
-      std::tuple<std::uint8_t, bool, std::uint32_t, std::uint32_t, std::uint64_t, std::uint32_t>>
-      key_answer_seen_;
+  struct KeyAnswerHash {
+    std::size_t operator()(const proofs::trace::KeyObservation& o) const;
+  };
+  struct KeyAnswerEq {
+    bool operator()(const proofs::trace::KeyObservation& a,
+                    const proofs::trace::KeyObservation& b) const;
+  };
+  std::unordered_set<proofs::trace::KeyObservation, KeyAnswerHash, KeyAnswerEq> key_answer_seen_;
   std::uint64_t key_answers_dropped_ = 0;  // beyond kMaxKeyAnswers
   void record_key_answer(const Pkt& p, const PendingAccess& a, bool granted);
   void judge_keys_z3();

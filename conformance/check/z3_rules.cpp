@@ -18,24 +18,42 @@ constexpr std::size_t kMaxKeyAnswers = 4096;
 
 }  // namespace
 
-// Zero-length accesses are not key-checked (IBA Vol. 1 chapter 9; key.zero_length judges
-// them); an access whose key the DUT's log changed at an unknown time is not judged either.
+// Zero-length READs and WRITEs are not key-checked (IBA Vol. 1 C9-88; key.zero_length judges
+// them), a zero-length FLUSH is; an access whose key the DUT's log changed at an unknown time is
+// not judged either.
 void Stream::record_key_answer(const Pkt& p, const PendingAccess& a, bool granted) {
-  if (!j_->options().z3 || a.len == 0 || a.epoch == KeyEpochs::kUnjudged) return;
-  const proofs::trace::AccessKind kind = a.kind == Access::Read ? proofs::trace::AccessKind::READ
-                                         : a.kind == Access::Write
-                                             ? proofs::trace::AccessKind::WRITE
-                                             : proofs::trace::AccessKind::ATOMIC;
+  if (!j_->options().z3 || !a.key_checked() || a.epoch == KeyEpochs::kUnjudged) return;
+  const proofs::trace::AccessKind kind =
+      a.kind == Access::Read    ? proofs::trace::AccessKind::READ
+      : a.kind == Access::Write ? proofs::trace::AccessKind::WRITE
+      : a.kind == Access::Flush ? proofs::trace::AccessKind::FLUSH
+                                : proofs::trace::AccessKind::ATOMIC;
   if (key_answers_.size() >= kMaxKeyAnswers) {  // memory stays bounded on any capture
     ++key_answers_dropped_;
     return;
   }
-  if (!key_answer_seen_
-           .emplace(static_cast<std::uint8_t>(kind), granted, a.rkey, a.epoch, a.va, a.len)
-           .second)
-    return;
-  key_answers_.push_back(
-      {{kind, granted, a.rkey, a.epoch, a.va, a.len}, a.frame, p.frame, p.bth.dqpn, p.bth.psn});
+  const proofs::trace::KeyObservation obs{kind, granted, a.rkey,      a.epoch,
+                                          a.va, a.len,   a.placement, a.whole_region};
+  if (!key_answer_seen_.insert(obs).second) return;
+  key_answers_.push_back({obs, a.frame, p.frame, p.bth.dqpn, p.bth.psn});
+}
+
+std::size_t Stream::KeyAnswerHash::operator()(const proofs::trace::KeyObservation& o) const {
+  // Mixes the fields (splitmix64's finaliser): rkeys and addresses differ in few bits.
+  std::uint64_t h = (std::uint64_t{o.rkey} << 32 | o.epoch) ^ (o.va * 0x9E3779B97F4A7C15ULL) ^
+                    (std::uint64_t{o.length} << 8 | static_cast<std::uint64_t>(o.kind) << 1 |
+                     static_cast<std::uint64_t>(o.granted) | std::uint64_t{o.placement} << 3 |
+                     std::uint64_t{o.whole_region} << 7);
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  return static_cast<std::size_t>(h ^ (h >> 31));
+}
+
+bool Stream::KeyAnswerEq::operator()(const proofs::trace::KeyObservation& a,
+                                     const proofs::trace::KeyObservation& b) const {
+  return a.kind == b.kind && a.granted == b.granted && a.rkey == b.rkey && a.epoch == b.epoch &&
+         a.va == b.va && a.length == b.length && a.placement == b.placement &&
+         a.whole_region == b.whole_region;
 }
 
 void Stream::judge_keys_z3() {
@@ -46,7 +64,8 @@ void Stream::judge_keys_z3() {
   const Setup* s = j_->options().setup.get();
   const SetupQp* q = s != nullptr && s->keys_known ? s->qp(responder_.b, responder_qpn_) : nullptr;
   if (q != nullptr) {
-    known_qp = proofs::trace::KnownQp{q->name, q->remote_read, q->remote_write, q->remote_atomic};
+    known_qp = proofs::trace::KnownQp{q->name,          q->remote_read,  q->remote_write,
+                                      q->remote_atomic, q->flush_global, q->flush_persistent};
     std::set<std::uint32_t> rkeys;
     for (const KeyAnswer& k : key_answers_)
       if (k.obs.epoch == 0) rkeys.insert(k.obs.rkey);
@@ -65,6 +84,8 @@ void Stream::judge_keys_z3() {
         k.read = m->remote_read;
         k.write = m->remote_write;
         k.atomic = m->remote_atomic;
+        k.flush_global = m->flush_global;
+        k.flush_persistent = m->flush_persistent;
       }
       known.push_back(std::move(k));
     }
@@ -103,6 +124,7 @@ void Stream::judge_keys_z3() {
     if (last == nullptr || k.response_frame > last->response_frame) last = &k;
     const std::string_view what = k.obs.kind == proofs::trace::AccessKind::READ    ? "RDMA READ"
                                   : k.obs.kind == proofs::trace::AccessKind::WRITE ? "RDMA WRITE"
+                                  : k.obs.kind == proofs::trace::AccessKind::FLUSH ? "FLUSH"
                                                                                    : "atomic";
     facts += fmt::format("{}{} of frame {} with rkey {:#x} on [{:#x}, +{}) {} at frame {}",
                          facts.empty() ? "" : "; ", what, k.request_frame, k.obs.rkey, k.obs.va,

@@ -25,6 +25,14 @@ KeyObservation obs(AccessKind k, bool granted, std::uint64_t va, std::uint32_t l
 constexpr auto R = AccessKind::READ;
 constexpr auto W = AccessKind::WRITE;
 constexpr auto A = AccessKind::ATOMIC;
+constexpr auto F = AccessKind::FLUSH;
+KeyObservation flush(bool granted, std::uint64_t va, std::uint32_t len, std::uint8_t placement,
+                     bool whole_region = false, std::uint32_t rkey = 0x100) {
+  KeyObservation o = obs(F, granted, va, len, rkey);
+  o.placement = placement;
+  o.whole_region = whole_region;
+  return o;
+}
 
 TEST(TraceKeys, GrantsAloneAreAlwaysExplained) {
   const std::vector<KeyObservation> o = {obs(W, true, 0, 64), obs(R, true, 1u << 20, 8),
@@ -110,13 +118,65 @@ TEST(TraceKeys, TheSetupIsTheTable) {
                   .consistent);
 }
 
+// FLUSH (IBA 1.5; docs/spec-notes.md §8.4): a right per placement asked, a whole-region FLUSH
+// not bounded, a zero-length one checked like any other.
+TEST(TraceKeys, FlushNeedsTheRightOfItsPlacement) {
+  // Granted with global visibility, refused with persistence inside the same range: a table
+  // whose key lacks the persistence right explains it.
+  EXPECT_TRUE(
+      judge_keys(std::vector{flush(true, 0, 64, 1), flush(false, 0, 64, 2)}, {}, std::nullopt)
+          .consistent);
+  // The same placement granted then refused inside the range granted: no table.
+  auto j = judge_keys(std::vector{flush(true, 0, 64, 1), flush(false, 8, 8, 1)}, {}, std::nullopt);
+  EXPECT_FALSE(j.consistent);
+  EXPECT_EQ(j.observations, (std::vector<std::size_t>{0, 1}));
+  // A zero-length FLUSH inside a range granted, refused: no table either.
+  EXPECT_FALSE(
+      judge_keys(std::vector{flush(true, 0, 64, 1), flush(false, 16, 0, 1)}, {}, std::nullopt)
+          .consistent);
+  // Refused outside the range granted: the region explains it...
+  EXPECT_TRUE(
+      judge_keys(std::vector{flush(true, 0, 64, 1), flush(false, 100, 8, 1)}, {}, std::nullopt)
+          .consistent);
+  // ...but not when it flushes the whole region, whose range is not checked.
+  EXPECT_FALSE(judge_keys(std::vector{flush(true, 0, 64, 1), flush(false, 100, 8, 1, true)}, {},
+                          std::nullopt)
+                   .consistent);
+  // A whole-region grant says nothing of the region's bounds.
+  EXPECT_TRUE(
+      judge_keys(std::vector{flush(true, 0, 0, 1, true), flush(false, 100, 8, 1)}, {}, std::nullopt)
+          .consistent);
+}
+
+TEST(TraceKeys, FlushAgainstTheSetup) {
+  KnownKey mr{0x100, "MR m", true, true, 0, 4096};
+  mr.flush_global = true;
+  KnownQp qp{"q", true, true, true, true, true};
+  // The MR grants global visibility only: persistence refused is right, granted is not.
+  EXPECT_TRUE(judge_keys(std::vector{flush(false, 0, 8, 2)}, std::vector{mr}, qp).consistent);
+  EXPECT_FALSE(judge_keys(std::vector{flush(true, 0, 8, 2)}, std::vector{mr}, qp).consistent);
+  // Both asked of an MR holding one of the two rights: either answer is explained (rxe's MR
+  // lookup accepts either right, the model wants both).
+  EXPECT_TRUE(judge_keys(std::vector{flush(true, 0, 8, 3)}, std::vector{mr}, qp).consistent);
+  EXPECT_TRUE(judge_keys(std::vector{flush(false, 0, 8, 3)}, std::vector{mr}, qp).consistent);
+  EXPECT_FALSE(
+      judge_keys(std::vector{flush(true, 0, 8, 3), flush(false, 0, 8, 3)}, std::vector{mr}, qp)
+          .consistent);
+  // A QP needs both rights for a FLUSH asking both (rxe_resp.c check_qp_attr_access).
+  mr.flush_persistent = true;
+  qp.flush_persistent = false;
+  const auto j = judge_keys(std::vector{flush(true, 0, 8, 3)}, std::vector{mr}, qp);
+  EXPECT_FALSE(j.consistent);
+  EXPECT_EQ(j.setup, (std::vector<std::string>{"the access flags of QP q"}));
+}
+
 TEST(TraceKeys, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
   // Accesses drawn over two rkeys, two epochs and a few addresses near each other (and near the
   // end of the address space), with and without setup entries and QP flags, so that about half
   // the traces contradict themselves. The direct check must say what the solver alone says.
   std::mt19937 rng(20261204);
   const auto draw = [&](unsigned n) { return static_cast<std::uint32_t>(rng() % n); };
-  const AccessKind kinds[] = {R, W, A};
+  const AccessKind kinds[] = {R, W, A, F};
   // 250 traces; 80 under ASan/UBSan (tests/support/sanitized.h).
   const int rounds = full_or_sanitized(250, 80);
   int consistent = 0, not_consistent = 0;
@@ -125,8 +185,14 @@ TEST(TraceKeys, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
     const unsigned n = 1 + draw(6);
     for (unsigned k = 0; k < n; ++k) {
       const std::uint64_t va = draw(4) == 0 ? ~0ull - draw(16) : draw(48);
-      o.push_back(
-          obs(kinds[draw(3)], draw(3) != 0, va, 1 + draw(24), 0x100 + draw(2), draw(4) == 0));
+      o.push_back(obs(kinds[draw(4)], draw(3) != 0, va, draw(8) == 0 ? 0 : 1 + draw(24),
+                      0x100 + draw(2), draw(4) == 0));
+      if (o.back().kind == F) {
+        o.back().placement = static_cast<std::uint8_t>(draw(4));
+        o.back().whole_region = draw(3) == 0;
+      } else if (o.back().length == 0) {
+        o.back().length = 1;  // zero-length READs and WRITEs are not given
+      }
     }
     std::vector<KnownKey> known;
     if (draw(2) == 0) {
@@ -140,10 +206,13 @@ TEST(TraceKeys, TheDirectCheckAgreesWithTheSolverOnDrawnTraces) {
       k.read = draw(2) != 0;
       k.write = draw(2) != 0;
       k.atomic = draw(2) != 0;
+      k.flush_global = draw(2) != 0;
+      k.flush_persistent = draw(2) != 0;
       known.push_back(k);
     }
     std::optional<KnownQp> qp;
-    if (draw(3) == 0) qp = KnownQp{"q", draw(4) != 0, draw(4) != 0, draw(4) != 0};
+    if (draw(3) == 0)
+      qp = KnownQp{"q", draw(4) != 0, draw(4) != 0, draw(4) != 0, draw(4) != 0, draw(4) != 0};
     const bool direct = proofs::trace::least_table_explains(o, known, qp);
     const auto solver = judge_keys(o, known, qp, proofs::trace::KeyMethod::SOLVER_ONLY);
     ASSERT_TRUE(solver.decided);

@@ -123,6 +123,68 @@ TEST(CheckPlacement, AnAtomicWriteGrantedThenRefusedBreaksTheStaticKeyTable) {
   EXPECT_EQ(v->frame, 4u);
 }
 
+// A FLUSH is an access of its own kind for the key rules, one right per placement it asks
+// (docs/spec-notes.md §8.4): FLUSHes at PSN 100 and 101, the first answered by an empty READ
+// RESPONSE ONLY, the second by `second_answer` (an AETH syndrome: 0x62 a NAK remote access error).
+check::Report two_flushes(std::uint8_t first_placement, std::uint64_t second_va,
+                          std::uint32_t second_len, std::uint8_t second_placement,
+                          bool second_whole_region, std::uint8_t second_answer = 0x62) {
+  Conversation c;
+  wire::FrameSpec f = c.make(true, Opcode::RC_FLUSH, Conversation::kQpB, 100);
+  f.reth = {0x1000, 7, 4096};
+  f.feth = {first_placement, 0};
+  c.send(f);
+  wire::FrameSpec r = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 100);
+  r.aeth = {0x1F, 1};
+  c.send(r);
+  wire::FrameSpec g = c.make(true, Opcode::RC_FLUSH, Conversation::kQpB, 101);
+  g.reth = {second_va, 7, second_len};
+  g.feth = {second_placement, static_cast<std::uint8_t>(second_whole_region ? 1 : 0)};
+  c.send(g);
+  if (second_answer == 0x1F) {
+    wire::FrameSpec r2 = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 101);
+    r2.aeth = {0x1F, 2};
+    c.send(r2);
+  } else {
+    c.ack(101, 1, second_answer);
+  }
+  return c.check(strict());
+}
+
+TEST(CheckPlacement, AFlushGrantedThenRefusedInsideItsRangeBreaksTheKeyTable) {
+  // Global visibility on [0x1000, +4096) granted, then on [0x1800, +16) refused.
+  check::Report r = two_flushes(1, 0x1800, 16, 1, false);
+  const check::Violation* v = first_of(r, RuleId::KeyStatic);
+  ASSERT_NE(v, nullptr) << describe(r);
+  EXPECT_EQ(v->frame, 4u);
+  EXPECT_NE(v->message.find("FLUSH"), std::string::npos) << v->message;
+  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+  // A zero-length FLUSH is key-checked too.
+  r = two_flushes(1, 0x1800, 0, 1, false);
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 1u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+  // One flushing the whole region is not saved by its range.
+  r = two_flushes(1, 0x9000, 16, 1, true);
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 1u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+}
+
+TEST(CheckPlacement, AFlushRefusedForAnotherRightOrOutsideTheRangeIsExplained) {
+  // Persistence refused where global visibility was granted: the key may lack that right.
+  check::Report r = two_flushes(1, 0x1800, 16, 2, false);
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
+  EXPECT_GT(checked(r, RuleId::Z3Key), 0u) << describe(r);
+  // Refused past the range granted: the region may end there.
+  r = two_flushes(1, 0x2000, 16, 1, false);
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
+  // Granted both times: nothing to say, the FLUSHes pass.
+  r = two_flushes(1, 0x1800, 16, 1, true, 0x1F);
+  EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::KeyStatic), 2u) << describe(r);
+}
+
 TEST(CheckPlacement, AnEmptyReadResponseAtTheSendsPsnStillFails) {
   Conversation c;
   c.req(Opcode::RC_SEND_ONLY, 100, 8);

@@ -121,6 +121,77 @@ TEST(CheckSetup, AWriteRefusedThoughItsMrAllowsItFails) {
   EXPECT_EQ(count(k2.finish("refused"), RuleId::Z3Key), 0u);
 }
 
+// A FLUSH against the setup (docs/spec-notes.md §8.4): the MR grants global visibility only,
+// the QP both placements. `placement` asked on [4096 + 64, +64), answered by an empty READ
+// RESPONSE ONLY (granted) or a NAK remote access error.
+check::Report flush_against_setup(std::uint8_t placement, bool granted) {
+  const std::string setup =
+      (std::filesystem::temp_directory_path() / ("rocecert-setup3-" + std::to_string(getpid())))
+          .string() +
+      ".json";
+  std::ofstream(setup) << R"({
+    "adapters": [{"name": "A", "mac": "02:00:00:00:00:01", "ip": "10.0.0.1"},
+                 {"name": "B", "mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}],
+    "steps": [
+      {"op": "alloc_pd", "adapter": "B", "as": "pdB"},
+      {"op": "reg_mr", "pd": "pdB", "as": "mrB", "addr": 4096, "length": 4096,
+       "access": ["LOCAL_WRITE", "FLUSH_GLOBAL"], "dut_rkey": 7},
+      {"op": "create_cq", "adapter": "B", "as": "cqB"},
+      {"op": "create_qp", "pd": "pdB", "as": "qpB", "type": "RC", "send_cq": "cqB",
+       "dut_qpn": 34},
+      {"op": "modify_qp", "qp": "qpB", "attr": {"qp_state": "INIT", "pkey_index": 0,
+       "port_num": 1, "qp_access_flags": ["FLUSH_GLOBAL", "FLUSH_PERSISTENT"]}}]})";
+  Conversation c;
+  wire::FrameSpec f = c.make(true, wire::Opcode::RC_FLUSH, Conversation::kQpB, 100);
+  f.reth = {4096 + 64, 7, 64};
+  f.feth = {placement, 0};
+  c.send(f);
+  if (granted) {
+    wire::FrameSpec r =
+        c.make(false, wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 100);
+    r.aeth = {0x1F, 1};
+    c.send(r);
+  } else {
+    c.ack(100, 0, 0x62);
+  }
+  const check::Options o = with_setup(setup);
+  check::Checker k(o);
+  std::uint64_t n = 0;
+  for (const Conversation::Frame& fr : c.frames())
+    k.add_frame(++n, fr.ts, static_cast<std::uint32_t>(fr.bytes.size()), fr.bytes,
+                wire::LinkType::Ethernet);
+  std::filesystem::remove(setup);
+  return k.finish("flush");
+}
+
+TEST(CheckSetup, AFlushIsJudgedByTheRightOfItsPlacement) {
+  // Global visibility: granted is right, refused is not.
+  check::Report r = flush_against_setup(1, true);
+  EXPECT_EQ(count(r, RuleId::KeySetup), 0u) << describe(r);
+  EXPECT_EQ(checked(r, RuleId::KeySetup), 1u) << describe(r);
+  r = flush_against_setup(1, false);
+  ASSERT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
+  EXPECT_EQ(first_of(r, RuleId::KeySetup)->cause, "refused_but_allowed");
+  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+  // Persistence, which the MR does not grant: refused is right, granted is not.
+  r = flush_against_setup(2, false);
+  EXPECT_EQ(count(r, RuleId::KeySetup), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
+  r = flush_against_setup(2, true);
+  ASSERT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
+  EXPECT_EQ(first_of(r, RuleId::KeySetup)->cause, "granted_not_allowed");
+  EXPECT_NE(first_of(r, RuleId::KeySetup)->message.find("does not grant FLUSH"), std::string::npos)
+      << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+  // Both, of an MR with one of the two rights: either answer is left free (rxe's MR lookup
+  // accepts either right).
+  for (const bool granted : {true, false}) {
+    r = flush_against_setup(3, granted);
+    EXPECT_EQ(count(r, RuleId::KeySetup), 0u) << describe(r);
+    EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
+  }
+}
+
 TEST(CheckSetup, ABrokenSetupIsLocated) {
   const std::string setup =
       (std::filesystem::temp_directory_path() / ("rocecert-setup2-" + std::to_string(getpid())))

@@ -3,10 +3,11 @@
 // access a responder granted or refused on one connection?
 //
 // The table the solver may choose: per (rkey, key epoch) one region [lo, hi) with hi <= 2^64,
-// read / write / atomic rights, and whether the key is usable by this QP at all (its PD, or the
-// QP a type-2 window is bound to); per access kind whether the QP's access flags allow it. An
-// access is allowed when all of that holds (IBA Vol. 1 §10.6.3, §10.6.7, chapter 9 R_Key
-// checks; docs/spec-notes.md §7.3-7.5). With the DUT's setup, the table is the setup's.
+// read / write / atomic rights, a FLUSH right per placement asked (global visibility,
+// persistence, both), and whether the key is usable by this QP at all (its PD, or the QP a
+// type-2 window is bound to); per access kind whether the QP's access flags allow it. An access
+// is allowed when all of that holds (IBA Vol. 1 §10.6.3, §10.6.7, chapter 9 R_Key checks; IBA
+// 1.5 FLUSH; docs/spec-notes.md §7.3-7.5, §8.4). With the DUT's setup, the table is the setup's.
 // Unsatisfiable means no table explains the trace; the minimal unsat core names the accesses
 // (and setup entries) that contradict each other.
 #pragma once
@@ -19,11 +20,11 @@
 
 namespace rocecert::proofs::trace {
 
-enum class AccessKind : std::uint8_t { READ, WRITE, ATOMIC };
+enum class AccessKind : std::uint8_t { READ, WRITE, ATOMIC, FLUSH };
 
 // One access the responder answered: granted (an ACK, a READ response, an atomic
-// acknowledgement) or refused with NAK remote access error. Zero-length accesses are not
-// key-checked and must not be given.
+// acknowledgement) or refused with NAK remote access error. Zero-length READs and WRITEs are not
+// key-checked and must not be given (a zero-length FLUSH is checked).
 struct KeyObservation {
   AccessKind kind = AccessKind::WRITE;
   bool granted = true;
@@ -31,7 +32,16 @@ struct KeyObservation {
   std::uint32_t epoch = 0;  // the rkey's generation: an invalidation seen between starts a new one
   std::uint64_t va = 0;
   std::uint32_t length = 0;
+  // FLUSH: its FETH placement bits (1 global visibility, 2 persistence, 3 both; 0 needs no
+  // right), and whether it flushes the whole region (selectivity 1: its range is not checked).
+  std::uint8_t placement = 0;
+  bool whole_region = false;
 };
+
+// The FLUSH right an observation needs: 0 (none), 1, 2 or 3 (the placement bits it asks).
+inline unsigned flush_right(const KeyObservation& o) {
+  return o.kind == AccessKind::FLUSH ? o.placement & 3u : 0u;
+}
 
 // What the setup says of an rkey in epoch 0 (absent: the solver chooses).
 struct KnownKey {
@@ -41,10 +51,14 @@ struct KnownKey {
   bool usable = false;  // same PD as the QP (and, for a type-2 window, bound to it)
   std::uint64_t base = 0, length = 0;
   bool read = false, write = false, atomic = false;
+  // An MR holding one FLUSH right of the two is not said to allow a FLUSH asking both: rxe's MR
+  // lookup accepts either, the model wants both; the table leaves that one free.
+  bool flush_global = false, flush_persistent = false;
 };
 struct KnownQp {
   std::string name;
-  bool read = false, write = false, atomic = false;  // qp_access_flags
+  bool read = false, write = false, atomic = false;     // qp_access_flags
+  bool flush_global = false, flush_persistent = false;  // a FLUSH asking both needs both
 };
 
 struct KeyJudgement {
