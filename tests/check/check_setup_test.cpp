@@ -24,6 +24,32 @@ check::Options with_setup(const std::string& path) {
   return o;
 }
 
+// A setup file (removed by the caller) of one responder, B at 10.0.0.2: a PD, an MR of rkey 7
+// on [4096, +4096) with the rights `mr_access`, and QP 34 with `qp_access` (JSON arrays of
+// access names).
+std::string write_setup(const std::string& tag, const std::string& mr_access,
+                        const std::string& qp_access) {
+  const std::string path = (std::filesystem::temp_directory_path() /
+                            ("rocecert-setup-" + tag + "-" + std::to_string(getpid())))
+                               .string() +
+                           ".json";
+  std::ofstream(path) << R"({
+    "adapters": [{"name": "A", "mac": "02:00:00:00:00:01", "ip": "10.0.0.1"},
+                 {"name": "B", "mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}],
+    "steps": [
+      {"op": "alloc_pd", "adapter": "B", "as": "pdB"},
+      {"op": "reg_mr", "pd": "pdB", "as": "mrB", "addr": 4096, "length": 4096,
+       "access": )" + mr_access +
+                             R"(, "dut_rkey": 7},
+      {"op": "create_cq", "adapter": "B", "as": "cqB"},
+      {"op": "create_qp", "pd": "pdB", "as": "qpB", "type": "RC", "send_cq": "cqB",
+       "dut_qpn": 34},
+      {"op": "modify_qp", "qp": "qpB", "attr": {"qp_state": "INIT", "pkey_index": 0,
+       "port_num": 1, "qp_access_flags": )" +
+                             qp_access + R"(}}]})";
+  return path;
+}
+
 TEST(CheckSetup, RealBadRkeyCapturesAreJustified) {
   for (const char* name : {"multi_qp_errors", "err_write_bad_rkey"}) {
     SCOPED_TRACE(name);
@@ -78,33 +104,13 @@ TEST(CheckSetup, AWriteGrantedOutsideItsMrFails) {
 // A conversation whose responder refuses a WRITE its MR allows.
 TEST(CheckSetup, AWriteRefusedThoughItsMrAllowsItFails) {
   const std::string setup =
-      (std::filesystem::temp_directory_path() / ("rocecert-setup-" + std::to_string(getpid())))
-          .string() +
-      ".json";
-  std::ofstream(setup) << R"({
-    "adapters": [{"name": "A", "mac": "02:00:00:00:00:01", "ip": "10.0.0.1"},
-                 {"name": "B", "mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}],
-    "steps": [
-      {"op": "alloc_pd", "adapter": "B", "as": "pdB"},
-      {"op": "reg_mr", "pd": "pdB", "as": "mrB", "addr": 4096, "length": 4096,
-       "access": ["LOCAL_WRITE", "REMOTE_WRITE"], "dut_rkey": 7},
-      {"op": "create_cq", "adapter": "B", "as": "cqB"},
-      {"op": "create_qp", "pd": "pdB", "as": "qpB", "type": "RC", "send_cq": "cqB",
-       "dut_qpn": 34},
-      {"op": "modify_qp", "qp": "qpB", "attr": {"qp_state": "INIT", "pkey_index": 0,
-       "port_num": 1, "qp_access_flags": ["REMOTE_WRITE"]}}]})";
+      write_setup("write", R"(["LOCAL_WRITE", "REMOTE_WRITE"])", R"(["REMOTE_WRITE"])");
   Conversation c;
   wire::FrameSpec w = c.make(true, wire::Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);
   w.reth = {4096 + 128, 7, 64};
   c.send(w);
   c.ack(100, 0, 0x62);
-  check::Options o = with_setup(setup);
-  check::Checker k(o);
-  std::uint64_t n = 0;
-  for (const Conversation::Frame& f : c.frames())
-    k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
-                wire::LinkType::Ethernet);
-  const check::Report r = k.finish("refused");
+  const check::Report r = c.check(with_setup(setup));
   std::filesystem::remove(setup);
   EXPECT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
   EXPECT_EQ(r.violations.at(0).cause, "refused_but_allowed");
@@ -113,34 +119,15 @@ TEST(CheckSetup, AWriteRefusedThoughItsMrAllowsItFails) {
   // Without the setup, one refusal contradicts nothing.
   check::Options bare;
   bare.profile = check::load_profile("rxe");
-  check::Checker k2(bare);
-  n = 0;
-  for (const Conversation::Frame& f : c.frames())
-    k2.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
-                 wire::LinkType::Ethernet);
-  EXPECT_EQ(count(k2.finish("refused"), RuleId::Z3Key), 0u);
+  EXPECT_EQ(count(c.check(bare), RuleId::Z3Key), 0u);
 }
 
 // A FLUSH against the setup (docs/spec-notes.md §8.4): the MR grants global visibility only,
 // the QP both placements. `placement` asked on [4096 + 64, +64), answered by an empty READ
 // RESPONSE ONLY (granted) or a NAK remote access error.
 check::Report flush_against_setup(std::uint8_t placement, bool granted) {
-  const std::string setup =
-      (std::filesystem::temp_directory_path() / ("rocecert-setup3-" + std::to_string(getpid())))
-          .string() +
-      ".json";
-  std::ofstream(setup) << R"({
-    "adapters": [{"name": "A", "mac": "02:00:00:00:00:01", "ip": "10.0.0.1"},
-                 {"name": "B", "mac": "02:00:00:00:00:02", "ip": "10.0.0.2"}],
-    "steps": [
-      {"op": "alloc_pd", "adapter": "B", "as": "pdB"},
-      {"op": "reg_mr", "pd": "pdB", "as": "mrB", "addr": 4096, "length": 4096,
-       "access": ["LOCAL_WRITE", "FLUSH_GLOBAL"], "dut_rkey": 7},
-      {"op": "create_cq", "adapter": "B", "as": "cqB"},
-      {"op": "create_qp", "pd": "pdB", "as": "qpB", "type": "RC", "send_cq": "cqB",
-       "dut_qpn": 34},
-      {"op": "modify_qp", "qp": "qpB", "attr": {"qp_state": "INIT", "pkey_index": 0,
-       "port_num": 1, "qp_access_flags": ["FLUSH_GLOBAL", "FLUSH_PERSISTENT"]}}]})";
+  const std::string setup = write_setup("flush", R"(["LOCAL_WRITE", "FLUSH_GLOBAL"])",
+                                        R"(["FLUSH_GLOBAL", "FLUSH_PERSISTENT"])");
   Conversation c;
   wire::FrameSpec f = c.make(true, wire::Opcode::RC_FLUSH, Conversation::kQpB, 100);
   f.reth = {4096 + 64, 7, 64};
@@ -154,14 +141,9 @@ check::Report flush_against_setup(std::uint8_t placement, bool granted) {
   } else {
     c.ack(100, 0, 0x62);
   }
-  const check::Options o = with_setup(setup);
-  check::Checker k(o);
-  std::uint64_t n = 0;
-  for (const Conversation::Frame& fr : c.frames())
-    k.add_frame(++n, fr.ts, static_cast<std::uint32_t>(fr.bytes.size()), fr.bytes,
-                wire::LinkType::Ethernet);
+  check::Report r = c.check(with_setup(setup));
   std::filesystem::remove(setup);
-  return k.finish("flush");
+  return r;
 }
 
 TEST(CheckSetup, AFlushIsJudgedByTheRightOfItsPlacement) {
