@@ -223,6 +223,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   // As `rocecert check` runs: its heap on huge pages (apps/rocecert/huge_pages.h).
   rocecert::cli::rerun_with_huge_pages(argv);
+  rocecert::cli::keep_freed_heap();
 
   if (!reuse) {
     const auto t0 = Clock::now();

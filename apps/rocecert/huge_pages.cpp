@@ -3,6 +3,10 @@
 
 #include <unistd.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -63,6 +67,14 @@ void rerun_with_huge_pages(char** argv) {
   // Could not: go on with 4 KiB pages (the variable set above changes nothing for this process).
 #else
   (void)argv;
+#endif
+}
+
+void keep_freed_heap() {
+#ifdef __GLIBC__
+  if (sanitized()) return;  // the sanitizers' allocators are not glibc's
+  constexpr int kPad = 64 << 20;
+  mallopt(M_TOP_PAD, kPad);
 #endif
 }
 

@@ -17,6 +17,14 @@ void rerun_with_huge_pages(char** argv);
 // no sanitizer, transparent huge pages not off in the kernel.
 bool huge_pages_possible();
 
+// Asks malloc to keep 64 MiB of freed memory at the top of each heap instead of giving it back
+// to the kernel at once (mallopt M_TOP_PAD; glibc only). `check` frees and allocates the model's
+// per-packet state all the time: in a shard's thread glibc shrank and regrew its heap tens of
+// thousands of times a capture (an mprotect each, and the pages faulted and zeroed again), which
+// cost a two-job check a third of its time on this project's VM (docs/bench.md). Call it after
+// rerun_with_huge_pages, which may start the program again.
+void keep_freed_heap();
+
 // Gives GLIBC_TUNABLES back the value it had before rerun_with_huge_pages, for the programs this
 // one starts (check_bench's tshark runs as a user runs it).
 void restore_tunables();

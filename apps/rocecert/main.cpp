@@ -96,6 +96,7 @@ int main(int argc, char** argv) {
     }
     if (*chk) {
       rocecert::cli::rerun_with_huge_pages(argv);
+      rocecert::cli::keep_freed_heap();
       return rocecert::cli::run_check(check);
     }
     if (*spl) return rocecert::cli::run_split(split);
