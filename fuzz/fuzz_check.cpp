@@ -6,7 +6,8 @@
 //              of 8 (the writers cost more than a short capture's check: under ASan and
 //              coverage, writing every report was a third of the run), bits 4-7 the profile's
 //              max_capture_errors (0-15)
-//   the input's length, when odd: sharded checking (three jobs when bit 1 is set, else two);
+//   the input's length, when odd: sharded checking (three jobs when bit 1 is set, else two;
+//              when bit 2 is set, streams moved between threads every 1-8 frames, from bits 3-5);
 //              when 7 mod 8, one job as well, and the two reports must be the same, byte for
 //              byte in JSON; its remainder mod 3 picks what the DUT's side says (--setup,
 //              --events), from the real captures' files: 0 nothing, 1 cq_overflow's setup and
@@ -139,6 +140,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opts.profile.name = "fuzz";
   opts.profile.max_capture_errors = data[0] >> 4;
   opts.jobs = (size & 1) == 0 ? 1 : (size & 2) != 0 ? 3 : 2;
+  opts.shard_drill = (size & 4) != 0 ? static_cast<std::uint32_t>(1 + (size >> 3) % 8) : 0;
   opts.setup = dut_sides[size % 3].setup;
   opts.events = dut_sides[size % 3].events;
 

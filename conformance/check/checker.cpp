@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <deque>
 #include <map>
@@ -123,15 +124,12 @@ Pkt make_pkt(const wire::ParsedFrame& f, std::uint64_t frame, std::int64_t ts) {
   return p;
 }
 
-// Options::jobs threads for one capture: this one (reading, decoding, frame rules, pairing) and
-// a shard thread for each other (the streams and their golden replay: shards.h).
-std::size_t shard_count(unsigned jobs) {
+// Options::jobs threads for one capture: this one (reading, decoding, frame rules, pairing, and
+// the streams of the inline shard) and a shard thread for each other (the streams and their
+// golden replay: shards.h).
+std::size_t shard_threads(unsigned jobs) {
   return jobs >= 2 ? jobs - 1 : 0;
 }
-// At the end of the capture this thread has nothing left to do but wait for the shards to finish
-// every stream (the Z3 invariants are decided then: a quarter of a two-job run's time went to
-// one shard alone doing it): one more shard, started then, shares the streams' ends with them.
-constexpr std::size_t kFinishers = 1;
 
 }  // namespace
 
@@ -152,6 +150,9 @@ struct Checker::Impl {
     std::uint32_t first = 0, next = 0;
     // The time of the last frame handed to the stream (a QP reset in between restarts it).
     std::optional<std::int64_t> last_ts;
+    // Sharded checking: the pieces of work handed to the stream since the balance's last look
+    // (`work_look`, the look they count for), to choose the streams that move (move_streams).
+    std::uint64_t work = 0, work_look = 0;
   };
   struct ResponseFlow {
     IpAddr responder, requester;
@@ -186,8 +187,7 @@ struct Checker::Impl {
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
     if (opts.jobs >= 2 && !opts.reconstruct_only) {
-      shards = std::make_unique<detail::Shards>(opts, shard_count(opts.jobs) + kFinishers,
-                                                kFinishers, std::uint16_t{1});
+      shards = std::make_unique<detail::Shards>(opts, shard_threads(opts.jobs), std::uint16_t{1});
       judge.set_log(&front_log);
     }
   }
@@ -205,7 +205,14 @@ struct Checker::Impl {
   std::unique_ptr<detail::Shards> shards;
   detail::JudgeLog front_log{0};
   std::uint64_t dispatch = 0;
-  std::size_t next_shard = 0;
+  // The balance of the work between this thread and the shards' (Shards::lean), looked at every
+  // kLook RoCE frames: new streams go where it leans, and when it leans the same way at two looks
+  // in a row (new streams alone do not even it out, as when all connections start at once),
+  // busy streams move.
+  static constexpr std::uint64_t kLook = 16384;
+  static constexpr std::size_t kMaxMoves = 64;  // streams moved at one look, at most
+  std::uint64_t since_look = 0, look = 0;
+  detail::Shards::Lean leaning = detail::Shards::Lean::Even;
   // (requester, responder, responder QPN)
   std::unordered_map<FlowKey, std::size_t, FlowHash> stream_of;
   // (responder, requester, requester QPN)
@@ -274,10 +281,7 @@ struct Checker::Impl {
     e.conn = c;
     e.transport = p.op->transport;
     e.budget = &budgets.emplace_back();
-    if (shards) {
-      e.shard = next_shard;
-      next_shard = (next_shard + 1) % shard_count(opts.jobs);
-    }
+    if (shards) e.shard = shards->pick(leaning);
     e.stream = new_stream(e);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
@@ -432,6 +436,11 @@ struct Checker::Impl {
       }
       return;
     }
+    if (e.work_look != look) {
+      e.work_look = look;
+      e.work = 0;
+    }
+    ++e.work;
     detail::Shards::Command c;
     c.stream = e.stream.get();
     c.kind = kind;
@@ -442,6 +451,52 @@ struct Checker::Impl {
     c.p = p;
     front_log.at(dispatch, 2);
     shards->post(e.shard, std::move(c));
+  }
+
+  // Sharded checking: a look at the balance of the work (kLook).
+  void rebalance() {
+    since_look = 0;
+    detail::Shards::Balance b;
+    if (opts.shard_drill != 0) {
+      b = {look % 2 == 0 ? detail::Shards::Lean::Inline : detail::Shards::Lean::Threads, 0.5};
+      move_streams(b);
+    } else {
+      b = shards->lean();
+      if (b.lean != detail::Shards::Lean::Even && b.lean == leaning) move_streams(b);
+    }
+    leaning = b.lean;
+    ++look;
+  }
+
+  // Moves the busiest streams of the side the work leans away from to the other side, up to
+  // `b.share` of that side's stream work since the last look (a stream that alone would carry
+  // it too far stays). Where a stream is run never changes the report (shards.h).
+  void move_streams(const detail::Shards::Balance& b) {
+    const bool to_inline = b.lean == detail::Shards::Lean::Inline;
+    std::vector<std::size_t> busy;
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < streams.size(); ++i) {
+      const StreamEntry& e = streams[i];
+      if (e.work_look != look || e.work == 0 || (e.shard == 0) == to_inline) continue;
+      busy.push_back(i);
+      total += e.work;
+    }
+    std::sort(busy.begin(), busy.end(), [&](std::size_t x, std::size_t y) {
+      return streams[x].work != streams[y].work ? streams[x].work > streams[y].work : x < y;
+    });
+    const auto target = static_cast<std::uint64_t>(std::ceil(b.share * static_cast<double>(total)));
+    std::uint64_t moved = 0;
+    std::size_t count = 0;
+    for (const std::size_t i : busy) {
+      if (moved >= target || count == kMaxMoves) break;
+      StreamEntry& e = streams[i];
+      if (moved + e.work > target + target / 4) continue;
+      const std::size_t to = to_inline ? 0 : shards->pick(detail::Shards::Lean::Threads);
+      shards->move(e.stream.get(), e.shard, to, nullptr, dispatch);
+      e.shard = to;
+      moved += e.work;
+      ++count;
+    }
   }
 
   ResponseFlow& response_flow(const FlowKey& k, const IpAddr& responder, const IpAddr& requester,
@@ -745,6 +800,7 @@ struct Checker::Impl {
     }
     if (!f.roce) return;
     ++report.roce_frames;
+    if (shards && ++since_look == (opts.shard_drill != 0 ? opts.shard_drill : kLook)) rebalance();
     const Pkt p = make_pkt(f, frame, ts);
     if (!f.has_bth || f.op == nullptr || !f.op->known ||
         (f.has_error && f.error.code != wire::DecodeErrc::pad_exceeds_payload &&

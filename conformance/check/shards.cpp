@@ -1,15 +1,28 @@
-// Shards (shards.h): a thread per shard, a bounded queue of command batches each.
+// Shards (shards.h): a thread per threaded shard, a bounded queue of command batches each; the
+// inline shard runs on the checker's thread.
 #include "shards.h"
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <exception>
 #include <latch>
 #include <mutex>
 #include <thread>
 
+#include <time.h>
+
 namespace rocecert::check::detail {
+namespace {
+
+std::int64_t thread_cpu_ns() {
+  timespec t{};
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return 0;
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+}  // namespace
 
 struct Shards::Handover {
   std::mutex m;
@@ -27,11 +40,11 @@ struct Shards::Handover {
 };
 
 struct Shards::Pool {
-  Pool(std::vector<Ending> e, std::size_t capture_shards)
-      : endings(std::move(e)), arrivals(static_cast<std::ptrdiff_t>(capture_shards)) {}
+  Pool(std::vector<Ending> e, std::size_t shards)
+      : endings(std::move(e)), arrivals(static_cast<std::ptrdiff_t>(shards)) {}
   std::vector<Ending> endings;
   std::atomic<std::size_t> next{0};
-  // Counts the capture shards down as each has run everything before its FinishPool.
+  // Counts the shards down as each has run everything before its FinishPool.
   std::latch arrivals;
   void arrive() { arrivals.count_down(); }
   void wait() { arrivals.wait(); }
@@ -42,8 +55,9 @@ struct Shards::Shard {
   static constexpr std::size_t kDepth = 16;
   using Batch = std::vector<Command>;
 
-  Shard(const Options& opts, std::uint16_t log_id) : log(log_id), judge(opts, log), golden(opts) {
-    open.reserve(kBatch);
+  Shard(const Options& opts, std::uint16_t log_id, bool on_caller)
+      : log(log_id), judge(opts, log), golden(opts), inline_(on_caller) {
+    if (!inline_) open.reserve(kBatch);
   }
 
   // The shard's thread writes these all the time, the checker's thread `open`: apart, on cache
@@ -62,10 +76,16 @@ struct Shards::Shard {
   std::exception_ptr failure;  // the first exception of a command (the rest is skipped)
   alignas(64) Batch open;      // filled by the checker's thread
   std::thread thread;
+  // Batches queued and not yet taken: read by the checker's thread without the lock (pick).
+  std::atomic<std::size_t> backlog{0};
+  // The CPU time this shard's thread has used, after each batch (lean).
+  std::atomic<std::int64_t> cpu_ns{0};
+  std::int64_t cpu_seen = 0;  // cpu_ns at the checker's last look (its thread only)
+  const bool inline_;  // run by the checker's thread itself, as each command comes (no thread)
   char pad[64] = {};
 
   void run(const Command& c) {
-    if (c.kind == Kind::FinishPool) return finish_from(*c.pool, c.capture);  // no stream of its own
+    if (c.kind == Kind::FinishPool) return finish_from(*c.pool);  // no stream of its own
     log.at(c.dispatch, 1);
     golden.at(c.dispatch);
     golden.crowded = c.crowded;
@@ -88,6 +108,7 @@ struct Shards::Shard {
       case Kind::Acquire:
         c.handover->wait();
         s.bind(judge, golden);
+        if (c.budget == nullptr) return;  // moved for the balance only: its budget stays
         c.budget->used += s.budget().used;
         return s.set_budget(*c.budget);
       case Kind::FinishPool:
@@ -95,12 +116,10 @@ struct Shards::Shard {
     }
   }
 
-  // FinishPool: `capture` (a shard that ran streams) first says it got there.
-  void finish_from(Pool& pool, bool capture) {
-    if (capture) {
-      pool.arrive();
-      arrived = true;
-    }
+  // FinishPool: the shard says it got there, then waits for the others.
+  void finish_from(Pool& pool) {
+    pool.arrive();
+    arrived = true;
     pool.wait();
     for (;;) {
       const std::size_t i = pool.next.fetch_add(1, std::memory_order_relaxed);
@@ -124,6 +143,7 @@ struct Shards::Shard {
         if (queue.empty()) return;
         b = std::move(queue.front());
         queue.pop_front();
+        backlog.store(queue.size(), std::memory_order_relaxed);
         not_full.notify_one();
         skip = abandoned || failure != nullptr;
       }
@@ -135,25 +155,40 @@ struct Shards::Shard {
           failure = std::current_exception();
         }
       }
-      // What is skipped still lets a stream go to the shard waiting for it, and the finishing
-      // shards to their ends.
       if (skip || failure)
-        for (const Command& c : b) {
-          if (c.kind == Kind::Release) c.handover->release();
-          if (c.kind == Kind::FinishPool && c.capture && !arrived) c.pool->arrive();
-        }
+        for (const Command& c : b) skipped(c);
       b.clear();
+      cpu_ns.store(thread_cpu_ns(), std::memory_order_relaxed);
       std::lock_guard lock(m);
       spare.push_back(std::move(b));
     }
   }
 
+  // What is skipped still lets a stream go to the shard waiting for it, and the finishing
+  // shards to their ends.
+  void skipped(const Command& c) {
+    if (c.kind == Kind::Release) c.handover->release();
+    if (c.kind == Kind::FinishPool && !arrived) c.pool->arrive();
+  }
+
+  // The inline shard: the command now, on this thread, as loop() would run it.
+  void run_now(const Command& c) {
+    if (failure != nullptr) return skipped(c);
+    try {
+      run(c);
+    } catch (...) {
+      failure = std::current_exception();
+      skipped(c);
+    }
+  }
+
   void push() {
-    if (open.empty()) return;
+    if (inline_ || open.empty()) return;
     if (!thread.joinable()) thread = std::thread([this] { loop(); });
     std::unique_lock lock(m);
     not_full.wait(lock, [&] { return queue.size() < kDepth; });
     queue.push_back(std::move(open));
+    backlog.store(queue.size(), std::memory_order_relaxed);
     not_empty.notify_one();
     if (!spare.empty()) {
       open = std::move(spare.back());
@@ -165,6 +200,7 @@ struct Shards::Shard {
   }
 
   void stop(bool abandon) {
+    if (inline_) return;
     if (!abandon) push();
     {
       std::lock_guard lock(m);
@@ -176,11 +212,52 @@ struct Shards::Shard {
   }
 };
 
-Shards::Shards(const Options& opts, std::size_t n, std::size_t finishers,
-               std::uint16_t first_log_id)
-    : finishers_(finishers) {
-  for (std::size_t i = 0; i < n; ++i)
-    shards_.push_back(std::make_unique<Shard>(opts, static_cast<std::uint16_t>(first_log_id + i)));
+Shards::Shards(const Options& opts, std::size_t threads, std::uint16_t first_log_id) {
+  for (std::size_t i = 0; i <= threads; ++i)
+    shards_.push_back(
+        std::make_unique<Shard>(opts, static_cast<std::uint16_t>(first_log_id + i), i == 0));
+}
+
+std::size_t Shards::pick(Lean lean) {
+  if (lean == Lean::Inline) return 0;
+  // The threaded shard with the fewest batches waiting, taken in turn among equals.
+  const std::size_t threads = shards_.size() - 1;
+  std::size_t best = 0, least = 0;
+  for (std::size_t k = 0; k < threads; ++k) {
+    const std::size_t i = 1 + (turn_ + k) % threads;
+    const std::size_t waiting = shards_[i]->backlog.load(std::memory_order_relaxed);
+    if (best == 0 || waiting < least) {
+      best = i;
+      least = waiting;
+    }
+  }
+  turn_ = (turn_ + 1) % threads;
+  return best;
+}
+
+Shards::Balance Shards::lean() {
+  const std::int64_t own = thread_cpu_ns();
+  const std::int64_t mine = own - cpu_seen_;
+  cpu_seen_ = own;
+  std::int64_t theirs = 0;
+  const std::size_t threads = shards_.size() - 1;
+  for (std::size_t i = 1; i < shards_.size(); ++i) {
+    Shard& sh = *shards_[i];
+    const std::int64_t now = sh.cpu_ns.load(std::memory_order_relaxed);
+    theirs += now - sh.cpu_seen;
+    sh.cpu_seen = now;
+  }
+  theirs /= static_cast<std::int64_t>(threads);
+  // Moving w of the threads' work to this one evens them out at mine + w = theirs - w / threads.
+  Balance b;
+  const std::int64_t more = std::max(mine, theirs);
+  if (more <= 0 || 10 * std::abs(mine - theirs) < more) return b;  // within a tenth: even
+  b.lean = mine < theirs ? Lean::Inline : Lean::Threads;
+  const double gap = static_cast<double>(std::abs(mine - theirs));
+  const double moved = gap / (1.0 + 1.0 / static_cast<double>(threads));
+  b.share = mine < theirs ? moved / static_cast<double>(theirs * static_cast<std::int64_t>(threads))
+                          : moved / static_cast<double>(mine);
+  return b;
 }
 
 Shards::~Shards() {
@@ -196,6 +273,7 @@ GoldenReplay& Shards::golden(std::size_t i) {
 
 void Shards::post(std::size_t shard, Command&& c) {
   Shard& s = *shards_[shard];
+  if (s.inline_) return s.run_now(c);
   s.open.push_back(std::move(c));
   if (s.open.size() >= Shard::kBatch) s.push();
 }
@@ -220,16 +298,17 @@ void Shards::move(Stream* s, std::size_t from, std::size_t to, Budget* budget,
 }
 
 void Shards::finish_all(std::vector<Ending> endings) {
-  pool_ = std::make_unique<Pool>(std::move(endings), shards_.size() - finishers_);
-  for (std::size_t i = 0; i < shards_.size(); ++i) {
-    Command c;
-    c.kind = Kind::FinishPool;
-    c.pool = pool_.get();
-    c.capture = i < shards_.size() - finishers_;
-    post(i, std::move(c));
+  pool_ = std::make_unique<Pool>(std::move(endings), shards_.size());
+  Command c;
+  c.kind = Kind::FinishPool;
+  c.pool = pool_.get();
+  // The threaded shards first, and started now: the inline shard, which runs its part at once,
+  // waits at the pool for every other shard to get there.
+  for (std::size_t i = 1; i < shards_.size(); ++i) {
+    post(i, Command(c));
+    shards_[i]->push();
   }
-  // Now, not at close(): the shards wait for each other at the pool, and each must start.
-  for (auto& s : shards_) s->push();
+  post(0, std::move(c));
 }
 
 void Shards::close() {

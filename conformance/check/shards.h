@@ -1,12 +1,15 @@
 // Sharded checking (Options::jobs >= 2 on one capture, docs/check.md): the checker's own thread
 // reads, decodes, applies the frame rules and pairs the flows; the request streams, each with
-// its golden replay, are spread over shards, each run by a thread of its own and fed with
-// batches of commands in capture order. A stream stays on its shard, except when the checker
-// pairs it with the other direction of its QP pair on another shard: then it moves there, in
-// order with the work of both shards, so that the two directions share their capture-error
-// budget in the order one thread would use it. At the end, the streams are finished from one
-// pool by every shard, with one more shard (a finisher) that only does that: the checker's
-// thread is idle then (finish_all).
+// its golden replay, are spread over shards. Each threaded shard is run by a thread of its own,
+// fed with batches of commands in capture order. One more shard, the inline shard, is run by
+// the checker's thread itself, as it hands each command over, so that this thread is not left
+// waiting for the others when its own work is lighter than theirs: new streams go to it while
+// the threads use more CPU time than it does, and streams move between it and the threads when
+// new ones alone do not even the work out (lean, Checker). A stream stays on its shard, except
+// when the checker pairs it with the other direction of its QP pair on another shard: then it
+// moves there, in order with the work of both shards, so that the two directions share their
+// capture-error budget in the order one thread would use it. At the end, the streams are
+// finished from one pool by every shard (finish_all).
 //
 // Nothing a shard finds goes to the report directly: its Judge logs it with its place in the
 // single-thread order (JudgeLog), its golden replay keeps its findings the same way, and the
@@ -50,7 +53,6 @@ class Shards {
     Kind kind = Kind::Request;
     bool hears_all = true;  // Request: Stream::set_hears_all first
     bool crowded = false;   // GoldenReplay::crowded
-    bool capture = false;   // FinishPool: the shard ran streams while the capture was read
     std::uint64_t dispatch = 0;
     Judge::Ticket ticket;          // Corrupted: the wire.icrc violation
     Budget* budget = nullptr;      // JoinBudget, Acquire: the budget the stream joins
@@ -59,10 +61,9 @@ class Shards {
     Pkt p;
   };
 
-  // `n` shards, of which the last `finishers` get no streams while the capture is read and help
-  // finish them at the end (finish_all); threads start at a shard's first command. Their
-  // JudgeLogs are numbered from `first_log_id`.
-  Shards(const Options& opts, std::size_t n, std::size_t finishers, std::uint16_t first_log_id);
+  // The inline shard (index 0) and `threads` threaded shards (1 to `threads`), whose threads
+  // start at their first command. Their JudgeLogs are numbered from `first_log_id`.
+  Shards(const Options& opts, std::size_t threads, std::uint16_t first_log_id);
   ~Shards();  // a checker dropped before the end: what is queued is dropped, the threads stop
   Shards(const Shards&) = delete;
   Shards& operator=(const Shards&) = delete;
@@ -71,10 +72,27 @@ class Shards {
   Judge& judge(std::size_t i);
   GoldenReplay& golden(std::size_t i);
 
+  // Where the work should go: to the inline shard (this thread waited for the threaded ones),
+  // to the threaded shards (they waited for this one), or nowhere (within a tenth of each
+  // other), judged by the CPU time each thread used since the last call (the checker's thread
+  // calls it now and then). `share`: the part of the busier side's work to move for an even
+  // split.
+  enum class Lean : std::uint8_t { Even, Inline, Threads };
+  struct Balance {
+    Lean lean = Lean::Even;
+    double share = 0;
+  };
+  Balance lean();
+  // The shard for a new stream: the inline one when the work leans there, else the threaded
+  // shard with the fewest batches waiting. Which shard runs a stream never changes the report.
+  std::size_t pick(Lean lean);
+
+  // The inline shard runs `c` now; a threaded shard queues it.
   void post(std::size_t shard, Command&& c);
-  // Moves `s` from shard `from` to shard `to` and joins it to `budget` there: `to` runs nothing
-  // more until `from` has run everything it was given before (no shard ever waits for work
-  // given after its own, so this cannot deadlock).
+  // Moves `s` from shard `from` to shard `to` and joins it to `budget` there (none: the stream
+  // keeps its own): `to` runs nothing more until `from` has run everything it was given before
+  // (no shard ever waits for work given after its own, so this cannot deadlock; moved to the
+  // inline shard, the checker's thread waits there).
   void move(Stream* s, std::size_t from, std::size_t to, Budget* budget, std::uint64_t dispatch);
   // Ends every stream of `endings`: each shard, once it has run what it was given before, takes
   // the next ending not yet taken, binds the stream to its own Judge and GoldenReplay (whose
@@ -90,7 +108,8 @@ class Shards {
  private:
   struct Shard;  // shards.cpp
   std::vector<std::unique_ptr<Shard>> shards_;
-  std::size_t finishers_ = 0;
+  std::size_t turn_ = 0;
+  std::int64_t cpu_seen_ = 0;  // this thread's CPU time at the last lean()
   std::deque<Handover> handovers_;
   std::unique_ptr<Pool> pool_;
 };

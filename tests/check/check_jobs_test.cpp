@@ -20,10 +20,11 @@
 namespace rocecert::testing {
 namespace {
 
-std::string json_of(const std::string& file, unsigned jobs) {
+std::string json_of(const std::string& file, unsigned jobs, std::uint32_t drill = 0) {
   check::Options o;
   o.profile = check::load_profile("rxe");
   o.jobs = jobs;
+  o.shard_drill = drill;
   std::ostringstream out;
   check::write_json(check::check_files({file}, o), out);
   return out.str();
@@ -66,6 +67,23 @@ TEST(CheckJobs, ALongCaptureGetsTheSameReportOnAnyNumberOfJobs) {
   ASSERT_GT(std::filesystem::file_size(path), std::uintmax_t{4} << 20);
   const std::string one = json_of(path, 1);
   for (unsigned jobs : {2u, 3u, 3u, 4u}) EXPECT_EQ(one, json_of(path, jobs)) << jobs << " jobs";
+  std::filesystem::remove(path);
+}
+
+// Streams moving between the checker's thread (the inline shard) and the shard threads every
+// few frames, both ways, as the balance of the work would move them on a long capture: the
+// report stays the one of a single thread.
+TEST(CheckJobs, StreamsMovingBetweenThreadsAllTheTimeLeaveTheReportAlone) {
+  const std::string path = long_capture("rocecert_jobs_drill.pcap");
+  const std::string one = json_of(path, 1);
+  for (const std::uint32_t every : {1u, 7u, 64u}) {
+    EXPECT_EQ(one, json_of(path, 2, every)) << "2 jobs, every " << every;
+    EXPECT_EQ(one, json_of(path, 3, every)) << "3 jobs, every " << every;
+  }
+  for (const std::string& f : real_captures()) {
+    SCOPED_TRACE(f);
+    EXPECT_EQ(json_of(f, 1), json_of(f, 2, 3));
+  }
   std::filesystem::remove(path);
 }
 

@@ -692,9 +692,10 @@ Run run_case(const Case& c) {
 }
 
 check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name,
-                        unsigned jobs) {
+                        unsigned jobs, std::uint32_t shard_drill) {
   check::Options opt;
   opt.jobs = jobs;
+  opt.shard_drill = shard_drill;
   opt.profile = profile;
   opt.setup = run.setup;
   opt.events = run.log;
@@ -803,7 +804,9 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
   if (compare_jobs >= 2 && !profiles.empty()) {
     std::ostringstream one, many;
     check::write_json(o.reports.front(), one);
-    check::write_json(check_run(o.run, profiles.front(), name, compare_jobs), many);
+    // Half the seeds with streams moving between threads every few frames (Options::shard_drill).
+    const auto drill = static_cast<std::uint32_t>(seed % 2 == 0 ? 0 : 1 + seed / 2 % 7);
+    check::write_json(check_run(o.run, profiles.front(), name, compare_jobs, drill), many);
     if (one.str() != many.str())
       o.problems.push_back(
           fmt::format("the report on {} threads differs from one thread's", compare_jobs));

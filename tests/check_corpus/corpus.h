@@ -73,10 +73,10 @@ struct Run {
 Run run_case(const Case& c);
 
 // Feeds the capture to the streaming checker (in capture order, Ethernet link type), with the
-// run's setup (the QPs' timing attributes).
-// run's setup (the QPs' timing attributes). `jobs`: Options::jobs (sharded checking).
+// run's setup (the QPs' timing attributes). `jobs`, `shard_drill`: Options::jobs and
+// Options::shard_drill (sharded checking).
 check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name,
-                        unsigned jobs = 1);
+                        unsigned jobs = 1, std::uint32_t shard_drill = 0);
 
 // Writes the capture as a pcap file (nanosecond timestamps), for `rocecert check FILE`.
 void write_pcap(const Run& run, const std::string& path);

@@ -23,9 +23,14 @@ struct Options {
   bool verify_icrc = true;
   // Threads: with 2 or more, a Checker spreads the request streams (their rules and golden
   // replay) over jobs - 1 threads of their own, sharded by connection, while its caller's thread
-  // decodes and pairs; check_files also reads and decodes on a thread of its own from 4 jobs on,
+  // decodes and pairs (and runs streams too when the others are busier); check_files also reads and decodes on a thread of its own from 4 jobs on,
   // and checks several captures side by side, one thread each. The report does not change.
   unsigned jobs = 1;
+  // Sharded checking, for tests: every `shard_drill` RoCE frames (0: never) the checker acts as
+  // if the work leaned the other way from the last time, and half of the busy streams of one
+  // side move to the other (the inline shard or the threads, shards.h). Streams then change
+  // threads all the time: the report must still be the one of a single thread.
+  std::uint32_t shard_drill = 0;
   // The DUT's MR table and QPs (--setup): key enforcement is judged against it (key.setup).
   std::shared_ptr<const Setup> setup;
   // Only reconstruct connections (no rule, no ICRC needed): what `rocecert split` runs first.
