@@ -26,15 +26,6 @@ struct Region {
   }
 };
 
-// What a setup's pair of FLUSH rights says of a FLUSH asking both, for an MR (KnownKey: either
-// may do) or a QP (both needed): true, false or, for an MR with one of the two, nothing.
-z3::expr flush_both(z3::context& c, const z3::expr& right, bool global, bool persistent,
-                    bool either_may_do) {
-  if (global && persistent) return right;
-  if (!global && !persistent) return !right;
-  return either_may_do ? c.bool_val(true) : !right;
-}
-
 KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observations,
                            std::span<const KnownKey> known_keys, const std::optional<KnownQp>& qp) {
   z3::context& c = s.ctx();
@@ -91,7 +82,7 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
                        r.write == c.bool_val(k.write) && r.atomic == c.bool_val(k.atomic) &&
                        r.flush1 == c.bool_val(k.flush_global) &&
                        r.flush2 == c.bool_val(k.flush_persistent) &&
-                       flush_both(c, r.flush3, k.flush_global, k.flush_persistent, true) &&
+                       r.flush3 == c.bool_val(k.flush_global && k.flush_persistent) &&
                        r.lo == wide(k.base) && r.hi == wide(k.base) + wide(k.length)
                  : !r.usable;
     const z3::expr lit = c.bool_const(fmt::format("setup{}", setup_names.size()).c_str());
@@ -102,12 +93,12 @@ KeyJudgement judge_keys_on(z3::solver& s, std::span<const KeyObservation> observ
   }
   if (qp) {
     const z3::expr lit = c.bool_const("setup.qp");
-    s.add(z3::implies(
-        lit, qp_read == c.bool_val(qp->read) && qp_write == c.bool_val(qp->write) &&
-                 qp_atomic == c.bool_val(qp->atomic) &&
-                 qp_flush[1] == c.bool_val(qp->flush_global) &&
-                 qp_flush[2] == c.bool_val(qp->flush_persistent) &&
-                 flush_both(c, qp_flush[3], qp->flush_global, qp->flush_persistent, false)));
+    s.add(
+        z3::implies(lit, qp_read == c.bool_val(qp->read) && qp_write == c.bool_val(qp->write) &&
+                             qp_atomic == c.bool_val(qp->atomic) &&
+                             qp_flush[1] == c.bool_val(qp->flush_global) &&
+                             qp_flush[2] == c.bool_val(qp->flush_persistent) &&
+                             qp_flush[3] == c.bool_val(qp->flush_global && qp->flush_persistent)));
     literals.push_back(lit);
     what.emplace_back(false, setup_names.size());
     setup_names.push_back(fmt::format("the access flags of QP {}", qp->name));
@@ -209,14 +200,7 @@ bool least_table_explains(std::span<const KeyObservation> observations,
       t.rights.atomic = k.atomic;
       t.rights.flush[1] = k.flush_global;
       t.rights.flush[2] = k.flush_persistent;
-      // One FLUSH right of the two leaves a FLUSH asking both free: the least choice allows it
-      // only if such a FLUSH was granted.
-      t.rights.flush[3] =
-          k.flush_global == k.flush_persistent
-              ? k.flush_global
-              : std::any_of(observations.begin(), observations.end(), [&](const KeyObservation& o) {
-                  return o.granted && o.rkey == k.rkey && o.epoch == 0 && flush_right(o) == 3;
-                });
+      t.rights.flush[3] = k.flush_global && k.flush_persistent;
       t.ranged = true;
       t.lo = k.base;
       t.hi = Wide{k.base} + k.length;

@@ -4,17 +4,21 @@
 
 #include <algorithm>
 
+#include "rocecert/mem/access_check.h"
 #include "rocecert/qp/timers.h"
 #include "rocecert/tx/segmenter.h"
 
 namespace rocecert::check::detail {
 namespace {
 
-// Whether the rights (global visibility, persistence) allow a FLUSH asking `placement`: each
-// placement bit asked needs its own right (docs/spec-notes.md §8.4; rxe_resp.c
-// check_qp_attr_access). An MR asked both with one of them is left unjudged (check_setup).
+// Whether the rights (global visibility, persistence) of an MR, window or QP allow a FLUSH
+// asking `placement`, by the model's own table (mem::required_access: the right of each
+// placement bit asked; docs/spec-notes.md §8.4).
 bool flush_allowed(std::uint8_t placement, bool global, bool persistent) {
-  return ((placement & 1) == 0 || global) && ((placement & 2) == 0 || persistent);
+  mem::Access held = mem::Access::NONE;
+  if (global) held |= mem::Access::FLUSH_GLOBAL;
+  if (persistent) held |= mem::Access::FLUSH_PERSISTENT;
+  return mem::contains(held, mem::required_access(mem::MemOp::FLUSH, placement));
 }
 
 using wire::Operation;
@@ -1467,12 +1471,6 @@ void Stream::check_setup(const Pkt& p, const PendingAccess& a, bool granted) {
                         : a.kind == Access::Flush
                             ? flush_allowed(a.placement, q->flush_global, q->flush_persistent)
                             : q->remote_atomic;
-  // An MR holding one of the two FLUSH rights, asked both: rxe's MR lookup accepts either, the
-  // model wants both; not judged.
-  if (a.kind == Access::Flush && m != nullptr && (a.placement & 3) == 3 &&
-      m->flush_global != m->flush_persistent && m->pd == q->pd &&
-      (!m->bound_qp || *m->bound_qp == q->name))
-    return;
   if (m == nullptr)
     why = fmt::format("no MR of the setup has rkey {:#x}", a.rkey);
   else if (m->pd != q->pd)

@@ -70,8 +70,8 @@ Access required_access(MemOp op, std::uint8_t flush_placement) {
     case MemOp::REMOTE_ATOMIC:
       return Access::REMOTE_ATOMIC;
     case MemOp::FLUSH: {
-      // §8.4: "the matching FLUSH_* access". Both placement bits need both rights (rxe's MR
-      // lookup accepts either one; its MW lookup, like this check, wants both).
+      // §8.4: "the matching FLUSH_* access". Both placement bits need both rights, as rxe's
+      // lookup_mr and rxe_lookup_mw want every right asked (Linux 6.2 on, with FLUSH).
       Access a = Access::NONE;
       if ((flush_placement & kFlushGlobal) != 0) a |= Access::FLUSH_GLOBAL;
       if ((flush_placement & kFlushPersistent) != 0) a |= Access::FLUSH_PERSISTENT;

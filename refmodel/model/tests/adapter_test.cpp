@@ -716,6 +716,44 @@ TEST(Adapter, RepeatedAtomicWriteAndFlushAreAnsweredAgainNotExecuted) {
   EXPECT_EQ(t.b.ad->qps().find(t.b.qpn)->resp.epsn.value(), epsn + 2);
 }
 
+// A FLUSH needs the MR's right for each placement it asks (docs/spec-notes.md §8.4): both asked
+// of an MR that grants global visibility only is a remote access error (NAK 0x62), in either
+// error profile, as in rxe since FLUSH came (Linux 6.2: rxe_mr.c lookup_mr wants every right
+// asked; before, one of them was enough, but those kernels had no FLUSH).
+TEST(Adapter, FlushNeedsTheMrRightOfEachPlacement) {
+  const std::uint32_t both = mem::to_u32(mem::Access::FLUSH_GLOBAL | mem::Access::FLUSH_PERSISTENT);
+  const std::uint32_t global = mem::to_u32(mem::Access::FLUSH_GLOBAL);
+  for (const errors::ErrorProfile profile : {errors::ErrorProfile::RXE, errors::ErrorProfile::IBA})
+    for (const std::uint8_t placement : {std::uint8_t{1}, std::uint8_t{2}, std::uint8_t{3}}) {
+      SCOPED_TRACE(std::to_string(static_cast<int>(profile)) + " placement " +
+                   std::to_string(placement));
+      // The QP allows both placements, the MR global visibility only.
+      Pair t(
+          qp::QpType::RC, 1024, 0x1 | 0x2 | 0x4 | 0x8 | global, 0x100, 0x200,
+          [&](model::AdapterConfig& c) { c.profile.error_profile = profile; }, 14,
+          [&](model::BringUp& b) { b.access |= both; });
+      wire::FrameSpec s;
+      s.bth.opcode = wire::to_u8(wire::Opcode::RC_FLUSH);
+      s.bth.dqpn = t.b.qpn.value();
+      s.bth.psn = t.b.ad->qps().find(t.b.qpn)->resp.epsn.value();
+      s.bth.ackreq = true;
+      s.reth = {kBase + 64, t.b.mr.rkey.value(), 8};
+      s.feth = {placement, 0};
+      wire::finalize(s);
+      const std::vector<std::uint8_t> frame = wire::encode(s);
+      t.b.ad->deliver_request(t.b.qpn, wire::decode(frame));
+      t.sim.run_until();
+      ASSERT_FALSE(t.rec.frames[1].empty());
+      const wire::ParsedFrame answer = wire::decode(t.rec.frames[1].back());
+      if (placement == 1) {
+        EXPECT_EQ(answer.bth.opcode, wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY));
+      } else {
+        EXPECT_EQ(answer.bth.opcode, wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE));
+        EXPECT_EQ(answer.aeth.syndrome, 0x62);  // NAK remote access error
+      }
+    }
+}
+
 // A FLUSH needs the QP's right for each placement it asks (docs/spec-notes.md §8.4; rxe_resp.c
 // check_qp_attr_access): persistence on a QP that allows only global visibility is an invalid
 // request (NAK 0x61), whatever the MR grants.

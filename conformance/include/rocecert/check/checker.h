@@ -23,8 +23,9 @@ struct Options {
   bool verify_icrc = true;
   // Threads: with 2 or more, a Checker spreads the request streams (their rules and golden
   // replay) over jobs - 1 threads of their own, sharded by connection, while its caller's thread
-  // decodes and pairs (and runs streams too when the others are busier); check_files also reads and decodes on a thread of its own from 4 jobs on,
-  // and checks several captures side by side, one thread each. The report does not change.
+  // decodes and pairs (and runs streams too when the others are busier); check_files also reads and
+  // decodes on a thread of its own from 4 jobs on, and checks several captures side by side, one
+  // thread each. The report does not change.
   unsigned jobs = 1;
   // Sharded checking, for tests: every `shard_drill` RoCE frames (0: never) the checker acts as
   // if the work leaned the other way from the last time, and half of the busy streams of one

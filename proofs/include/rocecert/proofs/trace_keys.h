@@ -51,8 +51,8 @@ struct KnownKey {
   bool usable = false;  // same PD as the QP (and, for a type-2 window, bound to it)
   std::uint64_t base = 0, length = 0;
   bool read = false, write = false, atomic = false;
-  // An MR holding one FLUSH right of the two is not said to allow a FLUSH asking both: rxe's MR
-  // lookup accepts either, the model wants both; the table leaves that one free.
+  // A FLUSH asking both placements needs both (rxe_mr.c lookup_mr and rxe_mw.c rxe_lookup_mw,
+  // Linux 6.2 on: the rights asked must all be held; docs/spec-notes.md §8.4).
   bool flush_global = false, flush_persistent = false;
 };
 struct KnownQp {
