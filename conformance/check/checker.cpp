@@ -213,6 +213,7 @@ struct Checker::Impl {
   static constexpr std::size_t kMaxMoves = 64;  // streams moved at one look, at most
   std::uint64_t since_look = 0, look = 0;
   detail::Shards::Lean leaning = detail::Shards::Lean::Even;
+  std::vector<std::size_t> worked;  // the streams given work since the last look (indices)
   // (requester, responder, responder QPN)
   std::unordered_map<FlowKey, std::size_t, FlowHash> stream_of;
   // (responder, requester, requester QPN)
@@ -439,6 +440,7 @@ struct Checker::Impl {
     if (e.work_look != look) {
       e.work_look = look;
       e.work = 0;
+      worked.push_back(static_cast<std::size_t>(&e - streams.data()));
     }
     ++e.work;
     detail::Shards::Command c;
@@ -466,6 +468,7 @@ struct Checker::Impl {
     }
     leaning = b.lean;
     ++look;
+    worked.clear();
   }
 
   // Moves the busiest streams of the side the work leans away from to the other side, up to
@@ -475,11 +478,10 @@ struct Checker::Impl {
     const bool to_inline = b.lean == detail::Shards::Lean::Inline;
     std::vector<std::size_t> busy;
     std::uint64_t total = 0;
-    for (std::size_t i = 0; i < streams.size(); ++i) {
-      const StreamEntry& e = streams[i];
-      if (e.work_look != look || e.work == 0 || (e.shard == 0) == to_inline) continue;
+    for (const std::size_t i : worked) {
+      if ((streams[i].shard == 0) == to_inline) continue;
       busy.push_back(i);
-      total += e.work;
+      total += streams[i].work;
     }
     std::sort(busy.begin(), busy.end(), [&](std::size_t x, std::size_t y) {
       return streams[x].work != streams[y].work ? streams[x].work > streams[y].work : x < y;
