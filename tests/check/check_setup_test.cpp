@@ -155,25 +155,21 @@ TEST(CheckSetup, AFlushIsJudgedByTheRightOfItsPlacement) {
   ASSERT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
   EXPECT_EQ(first_of(r, RuleId::KeySetup)->cause, "refused_but_allowed");
   EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
-  // Persistence, which the MR does not grant: refused is right, granted is not.
-  r = flush_against_setup(2, false);
-  EXPECT_EQ(count(r, RuleId::KeySetup), 0u) << describe(r);
-  EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
-  r = flush_against_setup(2, true);
-  ASSERT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
-  EXPECT_EQ(first_of(r, RuleId::KeySetup)->cause, "granted_not_allowed");
-  EXPECT_NE(first_of(r, RuleId::KeySetup)->message.find("does not grant FLUSH"), std::string::npos)
-      << describe(r);
-  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
-  // Both, of an MR with one of the two rights: refused is right, granted is not (rxe_mr.c
-  // lookup_mr wants every right asked).
-  r = flush_against_setup(3, false);
-  EXPECT_EQ(count(r, RuleId::KeySetup), 0u) << describe(r);
-  EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
-  r = flush_against_setup(3, true);
-  ASSERT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
-  EXPECT_EQ(first_of(r, RuleId::KeySetup)->cause, "granted_not_allowed");
-  EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+  // Persistence, which the MR does not grant, alone or with global visibility: refused is right,
+  // granted is not (both asked need both rights: rxe_mr.c lookup_mr wants every right asked).
+  for (const std::uint8_t placement : {std::uint8_t{2}, std::uint8_t{3}}) {
+    SCOPED_TRACE(static_cast<int>(placement));
+    r = flush_against_setup(placement, false);
+    EXPECT_EQ(count(r, RuleId::KeySetup), 0u) << describe(r);
+    EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
+    r = flush_against_setup(placement, true);
+    ASSERT_EQ(count(r, RuleId::KeySetup), 1u) << describe(r);
+    EXPECT_EQ(first_of(r, RuleId::KeySetup)->cause, "granted_not_allowed");
+    EXPECT_NE(first_of(r, RuleId::KeySetup)->message.find("does not grant FLUSH"),
+              std::string::npos)
+        << describe(r);
+    EXPECT_EQ(count(r, RuleId::Z3Key), 1u) << describe(r);
+  }
 }
 
 TEST(CheckSetup, ABrokenSetupIsLocated) {

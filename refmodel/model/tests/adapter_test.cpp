@@ -716,6 +716,29 @@ TEST(Adapter, RepeatedAtomicWriteAndFlushAreAnsweredAgainNotExecuted) {
   EXPECT_EQ(t.b.ad->qps().find(t.b.qpn)->resp.epsn.value(), epsn + 2);
 }
 
+namespace {
+
+// Sends `t` a FLUSH asking `placement` (FETH) on 8 bytes of its MR, at its ePSN; returns the
+// answer.
+wire::ParsedFrame flush_answer(Pair& t, std::uint8_t placement) {
+  wire::FrameSpec s;
+  s.bth.opcode = wire::to_u8(wire::Opcode::RC_FLUSH);
+  s.bth.dqpn = t.b.qpn.value();
+  s.bth.psn = t.b.ad->qps().find(t.b.qpn)->resp.epsn.value();
+  s.bth.ackreq = true;
+  s.reth = {kBase + 64, t.b.mr.rkey.value(), 8};
+  s.feth = {placement, 0};
+  wire::finalize(s);
+  const std::vector<std::uint8_t> frame = wire::encode(s);
+  t.b.ad->deliver_request(t.b.qpn, wire::decode(frame));
+  t.sim.run_until();
+  EXPECT_FALSE(t.rec.frames[1].empty());
+  if (t.rec.frames[1].empty()) return {};
+  return wire::decode(t.rec.frames[1].back());
+}
+
+}  // namespace
+
 // A FLUSH needs the MR's right for each placement it asks (docs/spec-notes.md §8.4): both asked
 // of an MR that grants global visibility only is a remote access error (NAK 0x62), in either
 // error profile, as in rxe since FLUSH came (Linux 6.2: rxe_mr.c lookup_mr wants every right
@@ -732,19 +755,7 @@ TEST(Adapter, FlushNeedsTheMrRightOfEachPlacement) {
           qp::QpType::RC, 1024, 0x1 | 0x2 | 0x4 | 0x8 | global, 0x100, 0x200,
           [&](model::AdapterConfig& c) { c.profile.error_profile = profile; }, 14,
           [&](model::BringUp& b) { b.access |= both; });
-      wire::FrameSpec s;
-      s.bth.opcode = wire::to_u8(wire::Opcode::RC_FLUSH);
-      s.bth.dqpn = t.b.qpn.value();
-      s.bth.psn = t.b.ad->qps().find(t.b.qpn)->resp.epsn.value();
-      s.bth.ackreq = true;
-      s.reth = {kBase + 64, t.b.mr.rkey.value(), 8};
-      s.feth = {placement, 0};
-      wire::finalize(s);
-      const std::vector<std::uint8_t> frame = wire::encode(s);
-      t.b.ad->deliver_request(t.b.qpn, wire::decode(frame));
-      t.sim.run_until();
-      ASSERT_FALSE(t.rec.frames[1].empty());
-      const wire::ParsedFrame answer = wire::decode(t.rec.frames[1].back());
+      const wire::ParsedFrame answer = flush_answer(t, placement);
       if (placement == 1) {
         EXPECT_EQ(answer.bth.opcode, wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY));
       } else {
@@ -765,19 +776,7 @@ TEST(Adapter, FlushNeedsTheQpRightOfEachPlacement) {
     // The MR grants both placements, the QP global visibility only.
     Pair t(qp::QpType::RC, 1024, 0x1 | 0x2 | 0x4 | 0x8 | both, 0x100, 0x200, {}, 14,
            [&](model::BringUp& b) { b.access = 0x2 | 0x4 | 0x8 | global; });
-    wire::FrameSpec s;
-    s.bth.opcode = wire::to_u8(wire::Opcode::RC_FLUSH);
-    s.bth.dqpn = t.b.qpn.value();
-    s.bth.psn = t.b.ad->qps().find(t.b.qpn)->resp.epsn.value();
-    s.bth.ackreq = true;
-    s.reth = {kBase + 64, t.b.mr.rkey.value(), 8};
-    s.feth = {placement, 0};
-    wire::finalize(s);
-    const std::vector<std::uint8_t> frame = wire::encode(s);
-    t.b.ad->deliver_request(t.b.qpn, wire::decode(frame));
-    t.sim.run_until();
-    ASSERT_FALSE(t.rec.frames[1].empty());
-    const wire::ParsedFrame answer = wire::decode(t.rec.frames[1].back());
+    const wire::ParsedFrame answer = flush_answer(t, placement);
     if (placement == 1) {
       EXPECT_EQ(answer.bth.opcode, wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY));
     } else {
