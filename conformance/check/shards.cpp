@@ -251,10 +251,10 @@ Shards::Balance Shards::lean() {
   // Moving w of the threads' work to this one evens them out at mine + w = theirs - w / threads.
   Balance b;
   const std::int64_t more = std::max(mine, theirs);
-  if (more <= 0 || 10 * std::abs(mine - theirs) < more) return b;  // within a tenth: even
+  const std::int64_t gap = std::abs(mine - theirs);
+  if (more <= 0 || 10 * gap < more) return b;  // within a tenth: even
   b.lean = mine < theirs ? Lean::Inline : Lean::Threads;
-  const double gap = static_cast<double>(std::abs(mine - theirs));
-  const double moved = gap / (1.0 + 1.0 / static_cast<double>(threads));
+  const double moved = static_cast<double>(gap) / (1.0 + 1.0 / static_cast<double>(threads));
   b.share = mine < theirs ? moved / static_cast<double>(theirs * static_cast<std::int64_t>(threads))
                           : moved / static_cast<double>(mine);
   return b;
