@@ -1,7 +1,7 @@
 # rocecert — every entry point sets up what it needs first (Debian packages, configure, build).
 #   make demo   install missing packages, build, decode the bundled real captures
 #   make test   install missing packages, check the format, build (release with GCC, ASan/UBSan
-#               and fuzz with clang), run every test
+#               with clang and the fuzz targets in it), run every test
 #   make format        apply .clang-format to every tracked C/C++ source
 #   make check-format  check it (scripts/check-format.sh); `make test` runs it first
 #   make bench  install missing packages, build, run the benchmarks (figures in docs/bench.md)
@@ -28,7 +28,7 @@ CMAKE   ?= cmake
 GEN     := -G Ninja
 WERROR  := -DROCECERT_WERROR=ON
 
-.PHONY: all deps build build-asan build-fuzz demo test test-release test-asan test-fuzz bench clean \
+.PHONY: all deps build build-asan demo test test-release test-asan test-fuzz bench clean \
         format check-format check-campaign fuzz-campaign live-smoke live live-full
 
 all: build
@@ -44,8 +44,9 @@ $(BUILD)/release/build.ninja: | deps
 # The ASan/UBSan build with clang and lld: it built in 283 s where GCC took about 611 s, and the
 # suite then runs under a second compiler (the release build is GCC's). At -O1 rather than the
 # Debug build's -O0: the suite in half the time, the build about 3 min longer (docs/bench.md,
-# "make test itself"). A build/asan configured earlier keeps its compiler and flags until
-# `make clean`.
+# "make test itself"). It builds the libFuzzer targets too, whose short runs are in its suite
+# (label fuzz): one build less than a configuration of their own (docs/bench.md, session 44).
+# A build/asan configured earlier keeps its compiler and flags until `make clean`.
 CLANG_LLD := -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
              -DCMAKE_EXE_LINKER_FLAGS=-fuse-ld=lld -DCMAKE_SHARED_LINKER_FLAGS=-fuse-ld=lld
 ASAN_OPT := "-DCMAKE_C_FLAGS_DEBUG=-O1 -g" "-DCMAKE_CXX_FLAGS_DEBUG=-O1 -g"
@@ -53,27 +54,17 @@ $(BUILD)/asan/build.ninja: | deps
 	$(CMAKE) -S . -B $(BUILD)/asan $(GEN) -DCMAKE_BUILD_TYPE=Debug -DROCECERT_SANITIZE=ON $(WERROR) \
 	  $(CLANG_LLD) $(ASAN_OPT)
 
-# The fuzz targets' smoke runs under ASan, linked by lld with line tables only (-g1, enough for
-# ASan's stacks): 204 s to build where ld and full debug information took 225 s (2026-12-06).
-FUZZ_DEBUG := "-DCMAKE_C_FLAGS_DEBUG=-g1" "-DCMAKE_CXX_FLAGS_DEBUG=-g1"
-$(BUILD)/fuzz/build.ninja: | deps
-	$(CMAKE) -S . -B $(BUILD)/fuzz $(GEN) -DCMAKE_BUILD_TYPE=Debug -DROCECERT_FUZZ=ON \
-	  $(CLANG_LLD) $(FUZZ_DEBUG)
-
 # The campaign's build: the fuzz targets without ASan, optimised (scripts/fuzz-campaign.sh;
 # fuzz_check: 1.25x the executions a second of an unoptimised build, docs/bench.md).
 $(BUILD)/fuzz-fast/build.ninja: | deps
 	$(CMAKE) -S . -B $(BUILD)/fuzz-fast $(GEN) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DROCECERT_FUZZ=ON \
-	  -DROCECERT_FUZZ_ASAN=OFF -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
+	  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++
 
 build: deps $(BUILD)/release/build.ninja
 	$(CMAKE) --build $(BUILD)/release -j $(JOBS)
 
 build-asan: deps $(BUILD)/asan/build.ninja
 	$(CMAKE) --build $(BUILD)/asan -j $(JOBS)
-
-build-fuzz: deps $(BUILD)/fuzz/build.ninja
-	$(CMAKE) --build $(BUILD)/fuzz -j $(JOBS)
 
 demo: build
 	@bash scripts/demo.sh $(BUILD)/release/apps/rocecert/rocecert
@@ -83,12 +74,13 @@ test-release: build
 
 # The tshark oracle (label `oracle`: tests/tshark_oracle_test.cpp) runs in the release suite only:
 # its time is tshark's own (starting and decoding), and the decoder it compares is run under
-# ASan by the other suites and fuzz_decode.
+# ASan by the other suites and fuzz_decode. The fuzz targets' short runs are part of this suite.
 test-asan: build-asan
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 ctest -j $(JOBS) --output-on-failure -LE oracle
 
-test-fuzz: build-fuzz
-	cd $(BUILD)/fuzz && ctest -j $(JOBS) --output-on-failure
+# The fuzz targets' short runs alone (they are in test-asan too).
+test-fuzz: build-asan
+	cd $(BUILD)/asan && ctest -j $(JOBS) --output-on-failure -L fuzz
 
 format: deps
 	@bash scripts/check-format.sh --fix
@@ -98,8 +90,8 @@ check-format: deps
 
 # The format check first, alone, so that a badly formatted tree fails before anything builds.
 test: check-format
-	@$(MAKE) --no-print-directory test-release test-asan test-fuzz
-	@echo "make test: format check, release, ASan/UBSan and fuzz suites passed"
+	@$(MAKE) --no-print-directory test-release test-asan
+	@echo "make test: format check, release and ASan/UBSan suites (fuzz targets included) passed"
 
 bench: deps $(BUILD)/release/build.ninja
 	$(CMAKE) -S . -B $(BUILD)/release -DROCECERT_BENCH=ON
@@ -110,9 +102,9 @@ SEEDS ?= 5000
 check-campaign: build
 	SEEDS=$(SEEDS) $(BUILD)/release/tests/check_corpus/check_campaign
 
-fuzz-campaign: build-fuzz $(BUILD)/fuzz-fast/build.ninja
+fuzz-campaign: build-asan $(BUILD)/fuzz-fast/build.ninja
 	$(CMAKE) --build $(BUILD)/fuzz-fast -j $(JOBS)
-	bash scripts/fuzz-campaign.sh $(BUILD)/fuzz-fast $(BUILD)/fuzz $(BUILD)/fuzz-campaign
+	bash scripts/fuzz-campaign.sh $(BUILD)/fuzz-fast $(BUILD)/asan $(BUILD)/fuzz-campaign
 
 live-smoke: build
 	LIVE_DIR=$(BUILD)/live bash scripts/live/smoke.sh $(BUILD)/release/apps/rocecert/rocecert
