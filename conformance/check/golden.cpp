@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <deque>
 
 #include "golden_model.h"
 #include "rocecert/check/setup.h"
@@ -269,6 +270,7 @@ void GoldenResponder::park_if_idle(const Pkt& p) {
   want_start_ = m.epsn();
   want_msn_offset_ = padd(m.msn(), *m.msn_offset);
   set_model(nullptr);
+  pending_.shrink_to_fit();  // empty: a parked stream is most often one that has ended
 }
 
 void GoldenResponder::on_request(const Pkt& p, bool fresh) {

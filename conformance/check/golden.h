@@ -22,13 +22,13 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "check_internal.h"
+#include "ring.h"
 
 namespace rocecert::check::detail {
 
@@ -104,6 +104,11 @@ class GoldenResponder {
   // stream's count of gaps, resends, duplicates and corrupted frames so far.
   void on_response(const Pkt& p, std::optional<std::uint32_t> mtu, std::uint64_t disturbances);
   void finish();
+  // Its queues' buffers cut down to what they hold (Ring::trim), between two packets.
+  void trim() {
+    pending_.trim();
+    log_.trim();
+  }
   // Where it reports from now on (its stream moved to another shard).
   void bind(GoldenReplay& replay) { replay_ = &replay; }
 
@@ -146,8 +151,8 @@ class GoldenResponder {
     Pkt p;
     bool fresh = false;
   };
-  std::deque<Pending> pending_;  // requests not fed yet (capture order)
-  std::deque<Pkt> log_;          // requests fed since the model started (bounded)
+  Ring<Pending> pending_;  // requests not fed yet (capture order)
+  Ring<Pkt> log_;          // requests fed since the model started (bounded)
   bool log_full_ = false;
   bool stopped_ = false;  // the responder left the exchange (fatal NAK): nothing to compare
   std::string stop_reason_;

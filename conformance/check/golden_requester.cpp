@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 
 #include "golden.h"
 #include "golden_model.h"
@@ -494,6 +495,10 @@ void GoldenRequester::park_if_idle() {
   want_start_ = post_psn_;
   model_.reset();
   recent_.clear();
+  // The empty queues' buffers too: a parked stream is most often one that has ended.
+  queue_.shrink_to_fit();
+  seen_.shrink_to_fit();
+  held_.shrink_to_fit();
 }
 
 void GoldenRequester::finish() {

@@ -32,12 +32,12 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "check_internal.h"
+#include "ring.h"
 
 namespace rocecert::check::detail {
 
@@ -56,6 +56,13 @@ class GoldenRequester {
   // A response toward the requester (intact), in capture order.
   void on_response(const Pkt& p, std::optional<std::uint32_t> mtu);
   void finish();
+  // Its queues' buffers cut down to what they hold (Ring::trim), between two packets.
+  void trim() {
+    queue_.trim();
+    seen_.trim();
+    held_.trim();
+    recent_.trim();
+  }
   // Where it reports from now on (its stream moved to another shard).
   void bind(GoldenReplay& replay) { replay_ = &replay; }
 
@@ -105,15 +112,15 @@ class GoldenRequester {
   std::unique_ptr<Model> model_;
   // Restart only at a new message at this PSN or after (a parked model; nullopt: any).
   std::optional<std::uint32_t> want_start_;
-  std::deque<Event> queue_;              // requests and responses not played yet (capture order)
-  std::optional<std::uint32_t> mtu_;     // the stream's path MTU, once known
-  std::uint64_t messages_posted_ = 0;    // to the current model
-  std::uint64_t longest_guessed_ = 0;    // the longest message posted to it at a guessed MTU
-  std::uint32_t post_psn_ = 0;           // the first PSN of the next message to post
-  std::deque<std::optional<Pkt>> seen_;  // the packets the tap showed from post_psn_ on
-  std::deque<Sent> held_;                // sent by the model, not matched yet
+  Ring<Event> queue_;                  // requests and responses not played yet (capture order)
+  std::optional<std::uint32_t> mtu_;   // the stream's path MTU, once known
+  std::uint64_t messages_posted_ = 0;  // to the current model
+  std::uint64_t longest_guessed_ = 0;  // the longest message posted to it at a guessed MTU
+  std::uint32_t post_psn_ = 0;         // the first PSN of the next message to post
+  Ring<std::optional<Pkt>> seen_;      // the packets the tap showed from post_psn_ on
+  Ring<Sent> held_;                    // sent by the model, not matched yet
   // Requests compared lately (their link or tap copies are skipped).
-  std::deque<Pkt::CopyKey> recent_;
+  Ring<Pkt::CopyKey> recent_;
   bool ending_ = false;  // finish(): nothing more will come
   bool stopped_ = false;
   std::string stop_reason_;

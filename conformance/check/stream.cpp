@@ -211,7 +211,20 @@ void Stream::corrupted(const Pkt& p, const Judge::Ticket& t) {
 
 // ---------------------------------------------------------------------------------- requests
 
+void Stream::trim_queues() {
+  recs_.trim();
+  rd_atomic_.trim();
+  reads_.trim();
+  atomics_.trim();
+  placements_.trim();
+  accesses_.trim();
+  psn_anchors_.trim();
+  if (golden_) golden_->trim();
+  if (golden_req_) golden_req_->trim();
+}
+
 void Stream::on_request(const Pkt& p) {
+  trim_queues();
   const wire::OpcodeInfo& op = *p.op;
   ++requests_;
   j_->checked(RuleId::SeqTransport, conn_);
@@ -955,6 +968,7 @@ Stream::ReadReq* Stream::read_holding(std::uint32_t psn) {
 }
 
 void Stream::on_response(const Pkt& p) {
+  trim_queues();
   ++responses_;
   last_response_ts_ = p.ts;
   if (!requester_qpn_) requester_qpn_ = p.bth.dqpn;
@@ -1147,9 +1161,8 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
     if (!a.resolved && (a.kind == Access::Write || a.kind == Access::Flush) && a.last &&
         pdiff(*a.last, end) < 0)
       resolve_access(p, a, true);
-  std::erase_if(accesses_, [&](const PendingAccess& a) {
-    return a.resolved || (a.last && pdiff(*a.last, end) < 0);
-  });
+  accesses_.erase_if(
+      [&](const PendingAccess& a) { return a.resolved || (a.last && pdiff(*a.last, end) < 0); });
   // A corrupted request acknowledged before it came again was accepted: not a link error.
   std::erase_if(corrupt_, [&](const Corrupt& c) { return c.request && pdiff(c.psn, end) < 0; });
   una_ = end;

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <set>
@@ -22,6 +21,7 @@
 #include "check_internal.h"
 #include "golden.h"
 #include "golden_requester.h"
+#include "ring.h"
 #include "rocecert/check/events.h"
 #include "rocecert/proofs/trace_keys.h"
 #include "rocecert/proofs/trace_psn.h"
@@ -216,6 +216,9 @@ class Stream {
   void check_setup(const Pkt& p, const PendingAccess& a, bool granted);
   void key_fact(const Pkt& p, const PendingAccess& a, bool granted);
   void set_mtu(const Pkt& p, std::uint32_t payload);
+  // Its queues' buffers, and its golden replays', cut down to what they hold (Ring::trim): at
+  // the start of each packet, where nothing holds a reference into them.
+  void trim_queues();
   void fill_read_slots(ReadReq& rr);
 
   PsnRec* rec(std::uint32_t psn);
@@ -283,7 +286,7 @@ class Stream {
   std::uint32_t next_ = 0;  // PSN after the highest one sent
   std::uint32_t una_ = 0;   // oldest PSN not acknowledged (as the tap saw the responses)
   std::uint32_t base_ = 0;  // PSN of recs_.front()
-  std::deque<PsnRec> recs_;
+  Ring<PsnRec> recs_;
   std::optional<std::uint32_t> mtu_;
   bool seq_known_ = false;  // a capture may start mid-message
   bool in_msg_ = false;
@@ -301,7 +304,7 @@ class Stream {
     bool read = false;
     std::uint64_t id = 0;
   };
-  std::deque<RdAtomic> rd_atomic_;
+  Ring<RdAtomic> rd_atomic_;
   std::uint64_t rd_next_id_ = 0;
   struct RdAtomicCheck {
     Pkt p;  // the request sent while `count` were outstanding
@@ -314,12 +317,12 @@ class Stream {
     std::uint32_t confirmed = 0, missed = 0, forgotten = 0;
   };
   std::vector<RdAtomicCheck> rd_checks_;
-  std::deque<ReadReq> reads_;
-  std::deque<AtomicReq> atomics_;
+  Ring<ReadReq> reads_;
+  Ring<AtomicReq> atomics_;
   // The PSNs of FLUSH and ATOMIC WRITE requests (IBA 1.5): each answered by an empty READ
   // RESPONSE ONLY at its own PSN.
-  std::deque<std::uint32_t> placements_;
-  std::deque<PendingAccess> accesses_;
+  Ring<std::uint32_t> placements_;
+  Ring<PendingAccess> accesses_;
   // key.static's facts per (kind, rkey, epoch), each group in arrival order with one entry per
   // distinct (granted, va, len): an access is compared with its own key's facts only, and a
   // repeated access takes no room (at most kMaxKeyFacts in all).
@@ -369,7 +372,7 @@ class Stream {
     std::uint64_t frame = 0;
     std::optional<PsnFactRec> floor;
   };
-  std::deque<PsnAnchor> psn_anchors_;
+  Ring<PsnAnchor> psn_anchors_;
   bool psn_anchors_dropped_ = false;
   std::uint32_t epsn_explained_ = 0;  // ack.epsn violations set aside as capture errors
   // z3.psn: the facts for the solver (each NAK's, with the bound it is held against), and the
