@@ -2,18 +2,20 @@
 // outstanding READs and atomics, the golden replays' queues).
 //
 // Why not std::deque: libstdc++'s deque allocates a map and a 512-byte block as soon as it is
-// made, even empty, and keeps them. A stream has a dozen such queues, most of them empty or
-// holding a few entries; with thousands of connections in a capture that was about 7 KB a
-// connection, a quarter of the checker's memory, all of it pages the kernel must zero on first
-// touch (docs/bench.md, session 44). A Ring allocates nothing until its first push, and its
-// buffer grows by half of itself (a power of two wasted a quarter on average: the PSN anchors of
-// thousands of short connections).
+// made, even empty, and keeps them; and it allocates and frees a block every few entries that
+// pass through. A stream has a dozen such queues, most of them empty or holding a few entries:
+// with thousands of connections in a capture that was about 7 KB a connection, a quarter of the
+// checker's memory, all of it pages the kernel must zero on first touch; and on long
+// connections the blocks' churn was a third of the checker's time (docs/bench.md, session 44). A
+// Ring allocates nothing until its first push, and its buffer grows by half of itself (a power of
+// two wasted a quarter on average: the PSN anchors of thousands of short connections).
 //
 // Unlike std::deque, a push may move every entry (the buffer grows), and so may trim(): hold an
 // index, not a reference or an iterator, across them. A pop moves nothing but the entry popped.
 // When the last entry is popped from a large buffer, the buffer is given back.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstddef>
 #include <iterator>
@@ -216,7 +218,7 @@ class Ring {
   }
 
  private:
-  static constexpr std::size_t kFirst = 4;     // entries of a first buffer
+  static constexpr std::size_t kFirst = 4;      // entries of a first buffer
   static constexpr std::size_t kTrimFrom = 64;  // trim() leaves smaller buffers as they are
   static std::size_t capacity_for(std::size_t n) { return std::max(n, kFirst); }
 
