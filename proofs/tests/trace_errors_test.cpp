@@ -1,10 +1,14 @@
 // z3.arbitration's solver (proofs/trace_errors.cpp): which logs of completions one history of
-// QPs entering the error state explains, and the minimal cores it names when none does.
+// QPs entering the error state explains, and the minimal cores it names when none does; and the
+// direct check asked first (some_history_explains), against the solver alone.
 #include "rocecert/proofs/trace_errors.h"
 
 #include <gtest/gtest.h>
 
+#include <random>
 #include <vector>
+
+#include "../../tests/support/sanitized.h"
 
 namespace rocecert::testing {
 namespace {
@@ -93,6 +97,51 @@ TEST(TraceErrors, AnotherQpsErrorMustNotFlushThisOne) {
 
 TEST(TraceErrors, EmptyLogIsConsistent) {
   EXPECT_TRUE(judge_errors(std::vector<QpErrorFacts>{}, std::vector<CompletionFact>{}).consistent);
+  EXPECT_TRUE(proofs::trace::some_history_explains({}, {}));
+}
+
+TEST(TraceErrors, TheDirectCheckAgreesWithTheSolverOnDrawnLogs) {
+  // Logs drawn over a few QPs and positions, so that about half contradict themselves: each
+  // QP's isolation causes and its program's first state drawn too, completions of every kind,
+  // positions from ten values (so that facts meet at the edges of their bounds). The direct
+  // check must say what the solver alone says, and judge_errors the same with it first, cores
+  // included.
+  std::mt19937 rng(20261206);
+  const auto draw = [&](unsigned n) { return static_cast<std::uint64_t>(rng() % n); };
+  // 400 logs; 100 under ASan/UBSan (tests/support/sanitized.h).
+  const int rounds = full_or_sanitized(400, 100);
+  int consistent = 0, not_consistent = 0;
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<QpErrorFacts> qps(1 + draw(3));
+    for (std::size_t q = 0; q < qps.size(); ++q) {
+      QpErrorFacts& k = qps[q];
+      k.own_error = draw(3) == 0;
+      k.resource_error = draw(4) == 0;
+      k.others_failed = draw(3) != 0;
+      if (draw(3) == 0) k.program_state = draw(10);
+      k.group = 1000 + q;
+    }
+    std::vector<CompletionFact> wcs;
+    const std::size_t n = 1 + draw(6);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint64_t kind = draw(5);
+      const Completion c = kind < 2   ? Completion::SUCCESS
+                           : kind < 4 ? Completion::FLUSH
+                                      : Completion::ERROR;
+      wcs.push_back(
+          {static_cast<std::size_t>(draw(static_cast<unsigned>(qps.size()))), draw(10), c, i});
+    }
+    const bool direct = proofs::trace::some_history_explains(qps, wcs);
+    const auto solver = judge_errors(qps, wcs, proofs::trace::ErrorsMethod::SOLVER_ONLY);
+    ASSERT_TRUE(solver.decided);
+    ASSERT_EQ(direct, solver.consistent) << "round " << round;
+    const auto first = judge_errors(qps, wcs);
+    EXPECT_EQ(first.consistent, solver.consistent);
+    EXPECT_EQ(first.groups, solver.groups);
+    (direct ? consistent : not_consistent)++;
+  }
+  EXPECT_GT(consistent, rounds / 5);
+  EXPECT_GT(not_consistent, rounds / 5);
 }
 
 }  // namespace

@@ -51,7 +51,23 @@ struct ErrorsJudgement {
   std::vector<std::size_t> groups;  // when not: a minimal set that no history satisfies
 };
 
+// Whether some history explains every fact: a direct check, exact. A QP's facts bind only its
+// own two unknowns, so each QP is decided alone. Never in ERR explains it when it has no error
+// completion and no flush. Otherwise it entered ERR at some position after its last success and
+// no later than its first flush; with an error completion, exactly there (so all of them at one
+// position); and, when isolation forbids the log's silence, no earlier than the program's first
+// logged state. Each QP needs one pass over its facts.
+bool some_history_explains(std::span<const QpErrorFacts> qps,
+                           std::span<const CompletionFact> completions);
+
+// DIRECT_FIRST asks the solver only when some_history_explains fails, for the minimal core (a
+// consistent log needs no solver, and the answer is the same); SOLVER_ONLY always asks it (the
+// tests compare the two).
+enum class ErrorsMethod : std::uint8_t { DIRECT_FIRST, SOLVER_ONLY };
+
+// Every CompletionFact's qp indexes `qps`.
 ErrorsJudgement judge_errors(std::span<const QpErrorFacts> qps,
-                             std::span<const CompletionFact> completions);
+                             std::span<const CompletionFact> completions,
+                             ErrorsMethod method = ErrorsMethod::DIRECT_FIRST);
 
 }  // namespace rocecert::proofs::trace
