@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <compare>
 #include <cstddef>
+#include <cstring>
 #include <iterator>
 #include <memory>
 #include <type_traits>
@@ -65,7 +66,6 @@ class Ring {
     }
     friend bool operator==(const Iter& a, const Iter& b) { return a.i_ == b.i_; }
     friend auto operator<=>(const Iter& a, const Iter& b) { return a.i_ <=> b.i_; }
-    std::size_t index() const { return i_; }
 
    private:
     friend class Ring;
@@ -228,14 +228,26 @@ class Ring {
     return k >= cap_ ? k - cap_ : k;
   }
   void grow() { reserve_exact(cap_ == 0 ? kFirst : cap_ + cap_ / 2); }
-  // A new buffer of cap entries (at least size_), the entries moved to its start.
+  // A new buffer of cap entries (at least size_), the entries moved to its start: the two
+  // contiguous runs of the old buffer one after the other (entry by entry, each slot() was a
+  // compare: a tenth of fuzz_check's time, where coverage instrumentation traces every one).
   void reserve_exact(std::size_t cap) {
     std::allocator<T> a;
     T* nb = a.allocate(cap);
-    for (std::size_t i = 0; i < size_; ++i) {
-      T& v = (*this)[i];
-      std::construct_at(&nb[i], std::move(v));
-      std::destroy_at(&v);
+    const std::size_t first = std::min(size_, cap_ - head_);  // cap_ - head_: 0 when no buffer
+    const auto move_run = [](T* from, std::size_t n, T* to) {
+      if constexpr (std::is_trivially_copyable_v<T>) {
+        if (n != 0) std::memcpy(static_cast<void*>(to), from, n * sizeof(T));
+      } else {
+        for (std::size_t i = 0; i < n; ++i) {
+          std::construct_at(&to[i], std::move(from[i]));
+          std::destroy_at(&from[i]);
+        }
+      }
+    };
+    if (size_ != 0) {
+      move_run(buf_ + head_, first, nb);
+      move_run(buf_, size_ - first, nb + first);
     }
     if (buf_ != nullptr) a.deallocate(buf_, cap_);
     buf_ = nb;
@@ -247,7 +259,8 @@ class Ring {
     if (cap_ >= kTrimFrom) release();
   }
   void release() noexcept {
-    for (std::size_t i = 0; i < size_; ++i) std::destroy_at(&(*this)[i]);
+    if constexpr (!std::is_trivially_destructible_v<T>)
+      for (std::size_t i = 0; i < size_; ++i) std::destroy_at(&(*this)[i]);
     if (buf_ != nullptr) std::allocator<T>().deallocate(buf_, cap_);
     buf_ = nullptr;
     cap_ = head_ = size_ = 0;

@@ -6,10 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace rocecert::check::detail {
@@ -28,6 +30,22 @@ struct Entry {
   Entry& operator=(Entry&&) = default;
   bool operator==(const Entry& o) const { return *s == *o.s; }
 };
+
+// A trivially copyable entry: the ring moves its runs with memcpy (reserve_exact).
+struct Plain {
+  int v = 0;
+  std::uint64_t pad = 0;
+  explicit Plain(int x = 0) : v(x), pad(static_cast<std::uint64_t>(x) * 3) {}
+  bool operator==(const Plain&) const = default;
+};
+static_assert(std::is_trivially_copyable_v<Plain>);
+
+int last_digit(const Entry& e) {
+  return e.s->back() - '0';
+}
+int last_digit(const Plain& p) {
+  return p.v % 10;
+}
 
 template <class A, class B>
 void expect_same(const A& ring, const B& deque) {
@@ -53,11 +71,12 @@ TEST(Ring, NothingAllocatedUntilTheFirstPush) {
   EXPECT_EQ(r.capacity(), 4u);
 }
 
-TEST(Ring, DoesWhatADequeDoesUnderRandomOperations) {
+template <class E>
+void random_operations() {
   for (unsigned seed = 1; seed <= 40; ++seed) {
     std::mt19937 rng(seed);
-    Ring<Entry> r;
-    std::deque<Entry> d;
+    Ring<E> r;
+    std::deque<E> d;
     for (int step = 0; step < 3000; ++step) {
       const int v = static_cast<int>(rng() % 100000);
       // Phases that grow the queue and phases that drain it, so buffers fill, wrap and empty.
@@ -67,8 +86,8 @@ TEST(Ring, DoesWhatADequeDoesUnderRandomOperations) {
         case 1:
         case 2:
           if (growing || rng() % 3 == 0) {
-            r.push_back(Entry(v));
-            d.push_back(Entry(v));
+            r.push_back(E(v));
+            d.push_back(E(v));
           }
           break;
         case 3:
@@ -93,8 +112,8 @@ TEST(Ring, DoesWhatADequeDoesUnderRandomOperations) {
           break;
         case 8: {
           const std::size_t at = d.empty() ? 0 : rng() % (d.size() + 1);
-          auto ri = r.insert(r.begin() + static_cast<std::ptrdiff_t>(at), Entry(v));
-          auto di = d.insert(d.begin() + static_cast<std::ptrdiff_t>(at), Entry(v));
+          auto ri = r.insert(r.begin() + static_cast<std::ptrdiff_t>(at), E(v));
+          auto di = d.insert(d.begin() + static_cast<std::ptrdiff_t>(at), E(v));
           EXPECT_EQ(ri - r.begin(), di - d.begin());
           if (!d.empty() && rng() % 2 == 0) {
             const std::size_t gone = rng() % d.size();
@@ -109,13 +128,12 @@ TEST(Ring, DoesWhatADequeDoesUnderRandomOperations) {
             r.clear();
             d.clear();
           } else if (rng() % 10 == 0) {
-            const std::string digit = std::to_string(v % 10);
-            auto odd = [&](const Entry& e) { return e.s->back() == digit[0]; };
+            auto odd = [&](const E& e) { return last_digit(e) == v % 10; };
             EXPECT_EQ(r.erase_if(odd), std::erase_if(d, odd));
           } else if (rng() % 20 == 0) {
             r.shrink_to_fit();
           } else if (rng() % 20 == 0) {
-            Ring<Entry> copy(r);
+            Ring<E> copy(r);
             r = std::move(copy);
           }
       }
@@ -126,6 +144,11 @@ TEST(Ring, DoesWhatADequeDoesUnderRandomOperations) {
       ASSERT_TRUE(r.capacity() < 64 || r.size() * 8 >= r.capacity()) << "seed " << seed;
     }
   }
+}
+
+TEST(Ring, DoesWhatADequeDoesUnderRandomOperations) {
+  random_operations<Entry>();
+  random_operations<Plain>();
 }
 
 TEST(Ring, ALargeBufferIsGivenBackWhenItEmpties) {
