@@ -194,11 +194,11 @@ void Judge::replay(const std::vector<JudgeLog*>& logs) {
   for (const JudgeLog* l : logs) {
     if (!l->counts) continue;
     for (std::size_t i = 0; i < kRuleCount; ++i) add(report_->rules[i], l->rules[i]);
-    for (std::size_t c = 0; c < l->conns.size(); ++c)
-      for (std::size_t i = 0; i < kRuleCount; ++i)
-        if (l->conns[c][i].checked != 0 || l->conns[c][i].violations != 0 ||
-            l->conns[c][i].deviations != 0 || l->conns[c][i].explained != 0)
-          add(conn(static_cast<ConnIndex>(c)).rules[i], l->conns[c][i]);
+    for (std::size_t k = 0; k < l->conns.size(); ++k) {
+      const JudgeLog::ConnCounts& counts = l->conns[k];
+      Connection& to = conn(l->conn_of[k]);
+      for (std::size_t i = 0; i < kRuleCount; ++i) add(to.rules[i], counts[i]);
+    }
   }
   // The events, in the order one thread would have found them.
   struct Ref {
@@ -248,7 +248,9 @@ void Judge::replay(const std::vector<JudgeLog*>& logs) {
   }
   for (JudgeLog* l : logs) {
     l->events.clear();
+    l->slot.clear();
     l->conns.clear();
+    l->conn_of.clear();
     l->rules = {};
   }
 }
