@@ -443,7 +443,7 @@ struct Checker::Impl {
       worked.push_back(static_cast<std::size_t>(&e - streams.data()));
     }
     ++e.work;
-    detail::Shards::Command c;
+    detail::Shards::Command& c = shards->next(e.shard);
     c.stream = e.stream.get();
     c.kind = kind;
     c.hears_all = hears_all;
@@ -452,7 +452,7 @@ struct Checker::Impl {
     c.ticket = ticket;
     c.p = p;
     front_log.at(dispatch, 2);
-    shards->post(e.shard, std::move(c));
+    shards->commit(e.shard);
   }
 
   // Sharded checking: a look at the balance of the work (kLook).

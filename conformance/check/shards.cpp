@@ -75,6 +75,7 @@ struct Shards::Shard {
   bool arrived = false;        // at the pool of finish_all (this shard's thread only)
   std::exception_ptr failure;  // the first exception of a command (the rest is skipped)
   alignas(64) Batch open;      // filled by the checker's thread
+  Command now;                 // the inline shard: the command next() fills
   std::thread thread;
   // Batches queued and not yet taken: read by the checker's thread without the lock (pick).
   std::atomic<std::size_t> backlog{0};
@@ -275,6 +276,18 @@ void Shards::post(std::size_t shard, Command&& c) {
   Shard& s = *shards_[shard];
   if (s.inline_) return s.run_now(c);
   s.open.push_back(std::move(c));
+  if (s.open.size() >= Shard::kBatch) s.push();
+}
+
+Shards::Command& Shards::next(std::size_t shard) {
+  Shard& s = *shards_[shard];
+  if (s.inline_) return s.now = Command();
+  return s.open.emplace_back();
+}
+
+void Shards::commit(std::size_t shard) {
+  Shard& s = *shards_[shard];
+  if (s.inline_) return s.run_now(s.now);
   if (s.open.size() >= Shard::kBatch) s.push();
 }
 
