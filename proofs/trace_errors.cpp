@@ -91,10 +91,11 @@ ErrorsJudgement judge_errors_on(z3::solver& s, std::span<const QpErrorFacts> qps
 bool some_history_explains(std::span<const QpErrorFacts> qps,
                            std::span<const CompletionFact> completions) {
   // Per QP, what its completions require of the position `at` where it entered ERR.
+  // An error completion or a flush says it entered ERR.
   struct Bounds {
-    bool in_err = false;  // an error completion or a flush: it entered ERR
     std::optional<std::uint64_t> last_success, first_flush, error;
     bool errors_apart = false;  // error completions at two positions
+    bool in_err() const { return error || first_flush; }
   };
   std::vector<Bounds> b(qps.size());
   for (const CompletionFact& f : completions) {
@@ -104,19 +105,17 @@ bool some_history_explains(std::span<const QpErrorFacts> qps,
         q.last_success = std::max(q.last_success.value_or(0), f.position);
         break;
       case Completion::ERROR:
-        q.in_err = true;
         if (q.error && *q.error != f.position) q.errors_apart = true;
         q.error = f.position;
         break;
       case Completion::FLUSH:
-        q.in_err = true;
         q.first_flush = std::min(q.first_flush.value_or(f.position), f.position);
         break;
     }
   }
   for (std::size_t i = 0; i < qps.size(); ++i) {
     const Bounds& q = b[i];
-    if (!q.in_err) continue;  // never in ERR: every success holds
+    if (!q.in_err()) continue;  // never in ERR: every success holds
     if (q.errors_apart) return false;
     const QpErrorFacts& k = qps[i];
     const bool anything = k.own_error || k.resource_error || !k.others_failed;

@@ -26,6 +26,13 @@ ordered_json object_of(std::size_t keys) {
   return j;
 }
 
+// An array with room for `items` elements (no reallocation copying the elements pushed before).
+ordered_json array_of(std::size_t items) {
+  ordered_json j = ordered_json::array();
+  j.get_ref<ordered_json::array_t&>().reserve(items);
+  return j;
+}
+
 constexpr NoteKind kNoteKinds[] = {
     NoteKind::CaptureError, NoteKind::Gap,       NoteKind::Truncated,
     NoteKind::OneDirection, NoteKind::Unpaired,  NoteKind::Unsupported,
@@ -98,11 +105,10 @@ void write_json(const Report& r, std::ostream& out) {
   j["files"] = r.files;
   j["frames"] = r.frames;
   j["roce_frames"] = r.roce_frames;
-  ordered_json conns = ordered_json::array();
-  conns.get_ref<ordered_json::array_t&>().reserve(r.connections.size());
+  ordered_json conns = array_of(r.connections.size());
   for (const Connection& c : r.connections) conns.push_back(connection_json(c));
   j["connections"] = std::move(conns);
-  ordered_json rules_j = ordered_json::array();
+  ordered_json rules_j = array_of(kRuleCount);
   for (const RuleInfo& info : rules()) {
     const RuleCount& n = r.rules[static_cast<std::size_t>(info.rule)];
     ordered_json x = object_of(9);
@@ -118,8 +124,7 @@ void write_json(const Report& r, std::ostream& out) {
     rules_j.push_back(std::move(x));
   }
   j["rules"] = std::move(rules_j);
-  ordered_json viols = ordered_json::array();
-  viols.get_ref<ordered_json::array_t&>().reserve(r.violations.size());
+  ordered_json viols = array_of(r.violations.size());
   for (std::size_t i = 0; i < r.violations.size(); ++i) {
     const Violation& v = r.violations[i];
     ordered_json x = object_of(11);
@@ -137,8 +142,7 @@ void write_json(const Report& r, std::ostream& out) {
     viols.push_back(std::move(x));
   }
   j["violations"] = std::move(viols);
-  ordered_json notes = ordered_json::array();
-  notes.get_ref<ordered_json::array_t&>().reserve(r.notes.size());
+  ordered_json notes = array_of(r.notes.size());
   for (std::size_t i = 0; i < r.notes.size(); ++i) {
     const Note& n = r.notes[i];
     ordered_json x = object_of(5);
