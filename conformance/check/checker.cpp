@@ -213,7 +213,9 @@ struct Checker::Impl {
   static constexpr std::size_t kMaxMoves = 64;  // streams moved at one look, at most
   std::uint64_t since_look = 0, look = 0;
   detail::Shards::Lean leaning = detail::Shards::Lean::Even;
-  std::vector<std::size_t> worked;  // the streams given work since the last look (indices)
+  double lean_share = 0, inline_credit = 0;  // place_new_stream
+  std::size_t placed_inline = 0;             // new streams placed inline since the last look
+  std::vector<std::size_t> worked;           // the streams given work since the last look (indices)
   // (requester, responder, responder QPN)
   std::unordered_map<FlowKey, std::size_t, FlowHash> stream_of;
   // (responder, requester, requester QPN)
@@ -282,16 +284,22 @@ struct Checker::Impl {
     e.conn = c;
     e.transport = p.op->transport;
     e.budget = &budgets.emplace_back();
-    if (shards) e.shard = shards->pick(leaning);
+    // A QP already paired the other way round: its peer is known, and so is the stream of the
+    // other direction, which this one joins at once (pair): on that stream's shard, with no
+    // move (the checker's thread waits for one to the inline shard).
+    const auto known = peer.find({p.dst.b, p.bth.dqpn});
+    const bool paired = known != peer.end() && known->second.first == p.src.b;
+    if (shards) {
+      const auto back =
+          paired ? stream_of.find(flow_key(p.dst, p.src, known->second.second)) : stream_of.end();
+      e.shard = back != stream_of.end() ? streams[back->second].shard : place_new_stream();
+    }
     e.stream = new_stream(e);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
     stream_of.emplace(k, idx);
     between[flow_key(p.src, p.dst, 0)].push_back(idx);
-    // A QP already paired the other way round: its peer is known.
-    if (const auto it = peer.find({p.dst.b, p.bth.dqpn});
-        it != peer.end() && it->second.first == p.src.b)
-      pair(idx, it->second.second);
+    if (paired) pair(idx, known->second.second);
     return idx;
   }
 
@@ -455,6 +463,18 @@ struct Checker::Impl {
     shards->commit(e.shard);
   }
 
+  // Sharded checking: the shard of a new stream. While the work leans toward the inline shard,
+  // the part of the new streams the last look asked for (Balance::share) goes there, spread
+  // evenly; all of them went, and the two threads then took turns waiting for each other.
+  std::size_t place_new_stream() {
+    if (leaning != detail::Shards::Lean::Inline) return shards->pick(leaning);
+    inline_credit += lean_share;
+    if (inline_credit < 1) return shards->pick(detail::Shards::Lean::Threads);
+    inline_credit -= 1;
+    ++placed_inline;
+    return shards->pick(detail::Shards::Lean::Inline);
+  }
+
   // Sharded checking: a look at the balance of the work (kLook).
   void rebalance() {
     since_look = 0;
@@ -464,9 +484,15 @@ struct Checker::Impl {
       move_streams(b);
     } else {
       b = shards->lean();
-      if (b.lean != detail::Shards::Lean::Even && b.lean == leaning) move_streams(b);
+      // Moving streams to the inline shard makes this thread wait for the threads to get to
+      // them: not while new streams placed there can do it.
+      const bool placing = b.lean == detail::Shards::Lean::Inline && placed_inline > 0;
+      if (b.lean != detail::Shards::Lean::Even && b.lean == leaning && !placing) move_streams(b);
     }
     leaning = b.lean;
+    lean_share = b.share;
+    inline_credit = 0;
+    placed_inline = 0;
     ++look;
     worked.clear();
   }

@@ -3,9 +3,10 @@
 // its golden replay, are spread over shards. Each threaded shard is run by a thread of its own,
 // fed with batches of commands in capture order. One more shard, the inline shard, is run by
 // the checker's thread itself, as it hands each command over, so that this thread is not left
-// waiting for the others when its own work is lighter than theirs: new streams go to it while
-// the threads use more CPU time than it does, and streams move between it and the threads when
-// new ones alone do not even the work out (lean, Checker). A stream stays on its shard, except
+// waiting for the others when its own work is lighter than theirs: while the threads use more
+// CPU time than it does, the part of the new streams that evens them out goes to it, and
+// streams move between it and the threads when new ones alone do not even the work out (lean,
+// Checker::Impl::place_new_stream and rebalance). A stream stays on its shard, except
 // when the checker pairs it with the other direction of its QP pair on another shard: then it
 // moves there, in order with the work of both shards, so that the two directions share their
 // capture-error budget in the order one thread would use it. At the end, the streams are
