@@ -885,6 +885,16 @@ void drop_request(Ctx& c, Work& w) {
   w.remove(i, detail::describe(c.p(i)));
 }
 
+// The UDP length covers the RoCEv2 packet, BTH to ICRC (Annex A17.4.5.3; spec-notes §1.1): a
+// datagram that ends at its own header carries none, whatever follows it in the IP payload.
+void udp_length_short(Ctx& c, Work& w) {
+  auto cand = frames_where(c, [&](std::size_t i) { return c.p(i).has_udp; });
+  const std::size_t i = cand[c.pick(cand.size())];
+  const ParsedFrame& p = c.p(i);
+  wire::store_be16(wire::MutableByteSpan(w.at(i).frame.data), p.udp_off + 4, wire::kUdpLen);
+  add(w.at(i), "udp.length", std::to_string(p.udp.length), std::to_string(wire::kUdpLen));
+}
+
 using Mutation = void (*)(Ctx&, Work&);
 
 constexpr Mutation kMutations[] = {
