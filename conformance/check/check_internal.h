@@ -57,6 +57,9 @@ struct Pkt {
   // RC requests: the --events log shows the sending QP in ERR (or RESET) before the tap saw this
   // frame, so it left the QP before that and was held up on the way (a QP in ERR sends nothing).
   bool sender_stopped = false;
+  // RC requests: the --events log shows the rkey they name deregistered or invalidated before
+  // (KeyEpochs::dead), so they must be refused.
+  bool key_dead = false;
 
   std::uint32_t psn() const { return bth.psn; }
   bool has(wire::Header h) const { return op != nullptr && op->has(h); }

@@ -237,6 +237,8 @@ struct Checker::Impl {
   std::vector<std::pair<Pkt, ConnIndex>> unmarked_cnps;  // CNPs with no CE mark before them
   std::uint64_t truncated = 0;
   std::uint64_t first_truncated = 0;
+  std::uint64_t short_frames = 0;  // bad_ip_length: shorter than their IP length, whole
+  std::uint64_t first_short = 0;
   // Every QP state the --events log gives each QP end, in time order; the streams a logged
   // reset ended.
   struct LoggedState {
@@ -360,8 +362,9 @@ struct Checker::Impl {
     StreamEntry& e = streams[idx];
     if (e.requester_qpn) return;
     e.requester_qpn = requester_qpn;
-    Connection& c = judge.conn(e.conn);
-    c.a.qpn = requester_qpn;
+    // The connection's requester end learns its QP; not once the stream's connection was merged
+    // into its reverse direction's, whose ends pair() below has set.
+    if (judge.resolve(e.conn) == e.conn) judge.conn(e.conn).a.qpn = requester_qpn;
     const FlowKey rk = flow_key(e.responder, e.requester, requester_qpn);
     ResponseFlow& rf = response_flow(rk, e.responder, e.requester, requester_qpn);
     if (!rf.stream) --unpaired_between[flow_key(e.responder, e.requester, 0)];
@@ -390,6 +393,14 @@ struct Checker::Impl {
         it != stream_of.end()) {
       StreamEntry& back = streams[it->second];
       judge.merge_connections(e.conn, back.conn);
+      // One connection for both directions: `a` is the end whose request the tap saw first (the
+      // stream whose connection was opened first), both ends with their QP numbers.
+      Endpoint requester_end{e.requester.str(), requester_qpn};
+      Endpoint responder_end{e.responder.str(), e.responder_qpn};
+      Connection& c = judge.conn(e.conn);
+      const bool back_first = back.conn < e.conn;
+      c.a = back_first ? responder_end : requester_end;
+      c.b = back_first ? requester_end : responder_end;
       join_budgets(e, back);
       pair(it->second, e.responder_qpn);
     }
@@ -626,10 +637,13 @@ struct Checker::Impl {
     Pkt q = p;
     q.sender_stopped = stopped;
     if (keyed) {
-      if (q.has(wire::Header::Reth))
+      if (q.has(wire::Header::Reth)) {
         q.key_epoch = keys.get(q.dst, q.reth.rkey, q.ts);
-      else if (q.has(wire::Header::AtomicEth))
+        q.key_dead = keys.dead(q.dst, q.reth.rkey, q.ts);
+      } else if (q.has(wire::Header::AtomicEth)) {
         q.key_epoch = keys.get(q.dst, q.atomic.rkey, q.ts);
+        q.key_dead = keys.dead(q.dst, q.atomic.rkey, q.ts);
+      }
       if (q.has(wire::Header::Ieth)) keys.invalidate(q.dst, q.ieth.rkey);
     }
     run(e, detail::Shards::Kind::Request, q, hears_all);
@@ -826,7 +840,13 @@ struct Checker::Impl {
       }
       return;
     }
-    if (!f.roce) return;
+    if (!f.roce) {
+      if (f.has_error && cut_roce(f) &&
+          (f.error.code == wire::DecodeErrc::bad_ipv4_total_length ||
+           f.error.code == wire::DecodeErrc::bad_ipv6_payload_length))
+        bad_ip_length(frame, ts, f);
+      return;
+    }
     ++report.roce_frames;
     if (shards && ++since_look == (opts.shard_drill != 0 ? opts.shard_drill : kLook)) rebalance();
     const Pkt p = make_pkt(f, frame, ts);
@@ -859,6 +879,51 @@ struct Checker::Impl {
       case wire::Transport::XRC:
         unsupported(p, f);
         return;
+    }
+  }
+
+  // A RoCEv2 frame whose IP header gives a length its bytes do not match, though the capture
+  // kept them all. Shorter than the IP header itself: the sender's error. Longer than the frame:
+  // either the sender's, or a tap that cuts frames without saying so (a switch's mirror
+  // truncation writes the cut length as the frame's): not judged, noted, like a snap cut.
+  void bad_ip_length(std::uint64_t frame, std::int64_t ts, const wire::ParsedFrame& f) {
+    ++report.roce_frames;
+    if (f.ip.version == 4 && f.ip.total_length < f.ip_header_len) {
+      const Pkt p = make_pkt(f, frame, ts);
+      frame_rules(f, p, std::nullopt);
+      if (opts.reconstruct_only) return;
+      judge.violation(RuleId::WireIp, "total_length", p, std::nullopt,
+                      fmt::format("IPv4 total length {} is shorter than its {}-byte header",
+                                  f.ip.total_length, f.ip_header_len));
+      return;
+    }
+    if (short_frames++ == 0) first_short = frame;
+  }
+
+  // Each of the profile's deviations that turned a violation into a DEVIATION, with the
+  // justification the profile gives for it: the report says why it is not a FAIL.
+  void deviation_notes() {
+    struct Use {
+      std::uint64_t count = 0, first = 0;
+    };
+    std::vector<Use> uses(opts.profile.deviations.size());
+    for (const Violation& v : report.violations) {
+      if (!v.deviation || !v.explained.empty()) continue;
+      const Deviation* d = opts.profile.covers(v.rule, v.cause);
+      if (d == nullptr) continue;
+      Use& u = uses[static_cast<std::size_t>(d - opts.profile.deviations.data())];
+      if (u.count++ == 0 || v.frame < u.first) u.first = v.frame;
+    }
+    for (std::size_t i = 0; i < uses.size(); ++i) {
+      if (uses[i].count == 0) continue;
+      const Deviation& d = opts.profile.deviations[i];
+      judge.note(
+          NoteKind::Deviation, std::nullopt, uses[i].first,
+          fmt::format("{}{}: {} violation{} reported as DEVIATION, as profile {} "
+                      "declares: {}{}",
+                      rule(d.rule).id, d.cause == "*" ? "" : " (" + d.cause + ")", uses[i].count,
+                      uses[i].count == 1 ? "" : "s", opts.profile.name, d.justification,
+                      d.reference.empty() ? "" : fmt::format(" ({})", d.reference)));
     }
   }
 
@@ -917,6 +982,13 @@ struct Checker::Impl {
                  fmt::format("{} RoCEv2 frames cut short by the capture were not judged; the "
                              "PSNs they carried count as gaps",
                              truncated));
+    if (short_frames > 0)
+      judge.note(NoteKind::Truncated, std::nullopt, first_short,
+                 fmt::format("{} RoCEv2 frames are shorter than their IP header says though the "
+                             "capture kept all their bytes (a tap or mirror port that truncates "
+                             "frames, or a sender's wrong IP length); not judged, the PSNs they "
+                             "carried count as gaps",
+                             short_frames));
     if (report.rules[static_cast<std::size_t>(RuleId::KeySetup)].checked > 0)
       judge.note(NoteKind::Assumption, std::nullopt, 0,
                  fmt::format("key.setup: the MRs and QPs of {} are taken as the DUT's for the "
@@ -936,6 +1008,7 @@ struct Checker::Impl {
                           : fmt::format(" or {} logs a change of the key ({} rkeys; accesses on "
                                         "either side of a change are not compared)",
                                         opts.events->file, keys.logged_keys())));
+    deviation_notes();
     // Compact: merged connections disappear, ids are renumbered. In place: a second vector of
     // them (about 3 KB each, their per-rule counts) is memory first touched here, which costs
     // more than the moves (docs/bench.md, session 33).

@@ -110,6 +110,10 @@ void Report::settle() {
   };
   for (const Violation& v : violations) apply(v.connection, verdict_of(v));
   for (const Note& n : notes) apply(n.connection, verdict_of(n));
+  // A capture without one RoCEv2 frame certifies nothing (a tap filter that caught nothing, the
+  // wrong interface): never a PASS. A part of `rocecert split` may be empty; merged with the
+  // others it is not.
+  if (roce_frames == 0) verdict = worst(verdict, Verdict::INCONCLUSIVE);
 }
 
 Report merge(std::vector<Report> parts) {

@@ -273,10 +273,8 @@ GoldenReplay& Shards::golden(std::size_t i) {
 }
 
 void Shards::post(std::size_t shard, Command&& c) {
-  Shard& s = *shards_[shard];
-  if (s.inline_) return s.run_now(c);
-  s.open.push_back(std::move(c));
-  if (s.open.size() >= Shard::kBatch) s.push();
+  next(shard) = std::move(c);
+  commit(shard);
 }
 
 Shards::Command& Shards::next(std::size_t shard) {

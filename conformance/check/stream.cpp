@@ -82,7 +82,11 @@ std::size_t KeyEpochs::Hash::operator()(
 KeyEpochs::KeyEpochs(const Events* events, std::int64_t tolerance_ns)
     : tolerance_ns_(tolerance_ns) {
   if (events == nullptr) return;
-  std::unordered_map<Key, std::pair<std::int64_t, bool>, Hash> first;  // time, establishes
+  struct Change {
+    std::int64_t t;
+    bool establishes, kills;
+  };
+  std::unordered_map<Key, std::vector<Change>, Hash> changes;
   for (const Event& e : events->events) {
     if (e.kind != Event::Kind::Key) continue;
     Logged& l = logged_[{e.host, e.rkey}];
@@ -90,17 +94,20 @@ KeyEpochs::KeyEpochs(const Events* events, std::int64_t tolerance_ns)
       l.untimed = true;
       continue;
     }
-    l.times.push_back(*e.t_ns);
-    const bool establishes = e.name == "register" || e.name == "bind";
-    const auto [it, fresh] = first.try_emplace({e.host, e.rkey}, *e.t_ns, establishes);
-    if (!fresh && *e.t_ns < it->second.first) it->second = {*e.t_ns, establishes};
+    changes[{e.host, e.rkey}].push_back({*e.t_ns, e.name == "register" || e.name == "bind",
+                                         e.name == "deregister" || e.name == "invalidate"});
   }
-  for (auto& [k, l] : logged_) {
-    std::sort(l.times.begin(), l.times.end());
+  for (auto& [k, list] : changes) {
+    Logged& l = logged_[k];
+    if (l.untimed) continue;
+    std::stable_sort(list.begin(), list.end(),
+                     [](const Change& a, const Change& b) { return a.t < b.t; });
     // The key's first meaning, from the registration or bind that gave it, is no change: no
     // access can come before it, and it is the meaning a setup describes (its dut_rkey).
-    const auto f = first.find(k);
-    if (!l.untimed && f != first.end() && f->second.second) l.times.erase(l.times.begin());
+    for (std::size_t i = list.front().establishes ? 1 : 0; i < list.size(); ++i) {
+      l.times.push_back(list[i].t);
+      l.kills.push_back(list[i].kills);
+    }
   }
   std::erase_if(logged_,
                 [](const auto& kv) { return !kv.second.untimed && kv.second.times.empty(); });
@@ -123,6 +130,18 @@ std::uint32_t KeyEpochs::get(const IpAddr& host, std::uint32_t rkey, std::int64_
   const auto before = static_cast<std::uint32_t>(after - l.times.begin());
   return before >= 4096 ? kUnjudged : (wire << 12) | before;
 }
+bool KeyEpochs::dead(const IpAddr& host, std::uint32_t rkey, std::int64_t ts) const {
+  if (logged_.empty()) return false;
+  const auto it = logged_.find({host.b, rkey});
+  if (it == logged_.end() || it->second.untimed) return false;
+  const Logged& l = it->second;
+  const auto after = std::upper_bound(l.times.begin(), l.times.end(), ts);
+  if (after == l.times.begin()) return false;
+  if (after != l.times.end() && *after - ts <= tolerance_ns_) return false;
+  if (ts - *std::prev(after) <= tolerance_ns_) return false;
+  return l.kills[static_cast<std::size_t>(std::prev(after) - l.times.begin())];
+}
+
 void KeyEpochs::invalidate(const IpAddr& host, std::uint32_t rkey) {
   ++gen_[{host.b, rkey}];
 }
@@ -399,8 +418,8 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
   if (transport_ != wire::Transport::RC) return;
   const std::uint32_t host_epoch_rkey = p.key_epoch;
   if (op.operation == Operation::WRITE && op.starts_message()) {
-    PendingAccess a{Access::Write, p.psn(),       std::nullopt,    p.reth.rkey,
-                    p.reth.va,     p.reth.dmalen, host_epoch_rkey, p.frame};
+    PendingAccess a{Access::Write, p.psn(),         std::nullopt, p.reth.rkey, p.reth.va,
+                    p.reth.dmalen, host_epoch_rkey, p.frame,      false,       p.key_dead};
     if (op.ends_message()) a.last = p.psn();
     accesses_.push_back(a);
   } else if (op.operation == Operation::WRITE && op.ends_message()) {
@@ -411,20 +430,20 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
       }
   } else if (op.operation == Operation::READ_REQUEST) {
     accesses_.push_back({Access::Read, p.psn(), p.psn(), p.reth.rkey, p.reth.va, p.reth.dmalen,
-                         host_epoch_rkey, p.frame});
+                         host_epoch_rkey, p.frame, false, p.key_dead});
   } else if (is_atomic(op.operation)) {
     accesses_.push_back({Access::Atomic, p.psn(), p.psn(), p.atomic.rkey, p.atomic.va, 8,
-                         host_epoch_rkey, p.frame});
+                         host_epoch_rkey, p.frame, false, p.key_dead});
   } else if (op.operation == Operation::ATOMIC_WRITE) {
     // Eight bytes written with the REMOTE_WRITE right (docs/spec-notes.md §8.4): for the keys,
     // a one-packet RDMA WRITE, granted by its answer or any answer past it.
-    accesses_.push_back(
-        {Access::Write, p.psn(), p.psn(), p.reth.rkey, p.reth.va, 8, host_epoch_rkey, p.frame});
+    accesses_.push_back({Access::Write, p.psn(), p.psn(), p.reth.rkey, p.reth.va, 8,
+                         host_epoch_rkey, p.frame, false, p.key_dead});
   } else if (op.operation == Operation::FLUSH) {
     // The FLUSH right of each placement it asks, on [VA, VA + length) or the whole region
     // (docs/spec-notes.md §8.4); granted, like an ATOMIC WRITE, by its answer or one past it.
-    PendingAccess a{Access::Flush, p.psn(),       p.psn(),         p.reth.rkey,
-                    p.reth.va,     p.reth.dmalen, host_epoch_rkey, p.frame};
+    PendingAccess a{Access::Flush, p.psn(),         p.psn(), p.reth.rkey, p.reth.va,
+                    p.reth.dmalen, host_epoch_rkey, p.frame, false,       p.key_dead};
     a.placement = p.feth.placement;
     a.whole_region = p.feth.selectivity == 1;
     accesses_.push_back(a);
@@ -1453,6 +1472,18 @@ void Stream::on_atomic_ack(const Pkt& p) {
 
 void Stream::resolve_access(const Pkt& p, PendingAccess& a, bool granted) {
   a.resolved = true;
+  if (a.key_dead && a.key_checked()) {
+    // The log deregistered or invalidated the key before the request passed the tap, and
+    // nothing established it again: whatever the table held, the key no longer names it.
+    j_->checked(RuleId::KeyInvalidated, conn_);
+    if (granted)
+      j_->violation(RuleId::KeyInvalidated, "granted", p, conn_,
+                    fmt::format("{} with rkey {:#x} on [{:#x}, +{}) of frame {} was granted, but "
+                                "{} logs the key deregistered or invalidated before it",
+                                access_name(a.kind), a.rkey, a.va, a.len, a.frame,
+                                j_->options().events ? j_->options().events->file : "the log"),
+                    state("NAK remote access error"));
+  }
   key_fact(p, a, granted);
   check_setup(p, a, granted);
   record_key_answer(p, a, granted);

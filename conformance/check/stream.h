@@ -39,6 +39,9 @@ class KeyEpochs {
   KeyEpochs(const Events* events, std::int64_t tolerance_ns);
   // The generation of `rkey` on `host` for an access sent at `ts`.
   std::uint32_t get(const IpAddr& host, std::uint32_t rkey, std::int64_t ts) const;
+  // Whether the log's last change of `rkey` on `host` before `ts` (clear of it by more than the
+  // tolerance, either side) deregistered or invalidated it: an access sent then must be refused.
+  bool dead(const IpAddr& host, std::uint32_t rkey, std::int64_t ts) const;
   void invalidate(const IpAddr& host, std::uint32_t rkey);
   std::size_t logged_keys() const { return logged_.size(); }  // rkeys the log changes
 
@@ -49,6 +52,7 @@ class KeyEpochs {
   };
   struct Logged {
     std::vector<std::int64_t> times;  // sorted
+    std::vector<bool> kills;          // beside times: a deregistration or an invalidation
     bool untimed = false;
   };
   std::unordered_map<Key, std::uint32_t, Hash> gen_;
@@ -155,6 +159,7 @@ class Stream {
     std::uint32_t epoch = 0;
     std::uint64_t frame = 0;
     bool resolved = false;  // granted or refused already
+    bool key_dead = false;  // Pkt::key_dead of its request
     // Flush: the FETH placement bits it asks, and whether it flushes the whole region (its
     // range then not checked; docs/spec-notes.md §8.4).
     std::uint8_t placement = 0;

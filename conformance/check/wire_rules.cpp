@@ -36,6 +36,23 @@ bool udp_checksum_ok(const wire::ParsedFrame& f) {
   return fold(acc) == 0;
 }
 
+// The bytes the IP header says follow it: IPv4's total length less its header, IPv6's payload
+// length (no extension headers on RoCEv2, Annex A17.4.1).
+std::uint32_t ip_payload_length(const wire::ParsedFrame& f) {
+  return f.ip.version == 4 ? f.ip.total_length - f.ip_header_len : f.ip.total_length;
+}
+
+// wire.udp's length case: the UDP datagram is the whole IP payload (Annex A17.4.5.3: the UDP
+// length covers the BTH to the ICRC). Bytes in the IP payload after the datagram are not part
+// of any RoCEv2 packet: a sender's length error, whatever its receiver makes of them.
+void check_udp_length(Judge& j, const wire::ParsedFrame& f, const Pkt& p,
+                      std::optional<ConnIndex> conn) {
+  if (!f.has_ip || f.udp.length == ip_payload_length(f)) return;
+  j.violation(RuleId::WireUdp, "length", p, conn,
+              fmt::format("UDP length {} but the IP payload is {} bytes", f.udp.length,
+                          ip_payload_length(f)));
+}
+
 }  // namespace
 
 void check_frame_rules(Judge& j, const wire::ParsedFrame& f, const Pkt& p,
@@ -66,13 +83,30 @@ void check_frame_rules(Judge& j, const wire::ParsedFrame& f, const Pkt& p,
     return;
   }
   if (!f.has_bth) {
-    if (f.has_error && f.error.code == DecodeErrc::bad_udp_length)
+    if (!f.has_udp) return;
+    j.checked(RuleId::WireUdp, conn);
+    if (f.has_error && f.error.code == DecodeErrc::bad_udp_length) {
       j.violation(RuleId::WireUdp, "length", p, conn,
                   fmt::format("UDP length {} does not fit the IP payload", f.udp.length));
+    } else if (f.has_error && f.error.code == DecodeErrc::truncated_bth) {
+      // A datagram to port 4791 too short for a BTH: no RoCEv2 packet at all. Either its UDP
+      // length cut it (the length case) or the sender built it so (the headers rule).
+      const auto n = static_cast<unsigned>(f.udp.length - wire::kUdpLen);
+      if (f.has_ip && f.udp.length != ip_payload_length(f)) {
+        check_udp_length(j, f, p, conn);
+      } else {
+        j.checked(RuleId::WireHeaders, conn);
+        j.violation(RuleId::WireHeaders, "truncated_bth", p, conn,
+                    fmt::format("a UDP datagram to port 4791 with {} bytes of payload, too few "
+                                "for a BTH (12 bytes) and an ICRC (4)",
+                                n));
+      }
+    }
     return;
   }
   if (f.has_udp) {
     j.checked(RuleId::WireUdp, conn);
+    check_udp_length(j, f, p, conn);
     if (f.udp_off + f.udp.length <= f.bytes.size() && !udp_checksum_ok(f))
       j.violation(RuleId::WireUdp, "checksum", p, conn,
                   fmt::format("UDP checksum 0x{:04x} is neither 0 nor correct", f.udp.checksum));

@@ -6,8 +6,11 @@
 
 #include <memory>
 #include <string_view>
+#include <vector>
 
 #include "conversation.h"
+#include "rocecert/pcap/reader.h"
+#include "rocecert/wire/icrc.h"
 
 namespace rocecert::testing {
 namespace {
@@ -96,6 +99,45 @@ TEST(CheckLiveVectors, AKeyDeregisteredInTheLogIsNoLongerTheSetups) {
   const LiveRun r("bugs_stale-rkey-after-dereg-00");
   EXPECT_EQ(r.report.verdict, Verdict::PASS) << describe(r.report);
   EXPECT_TRUE(r.noted("the --events log changed rkey")) << describe(r.report);
+  // The refusal is what key.invalidated asks.
+  EXPECT_EQ(r.report.rules[static_cast<std::size_t>(RuleId::KeyInvalidated)].checked, 1u);
+}
+
+TEST(CheckLiveVectors, AWriteGrantedAfterItsKeyWasDeregisteredFails) {
+  // The stale-rkey bug (docs/bug-classes.md) planted in the correct run: rxe's NAK remote access
+  // error for the WRITE after the deregistration becomes the ACK a buggy responder sends.
+  const std::string base =
+      std::string(ROCECERT_SOURCE_DIR) + "/vectors/live/vec_bugs_stale-rkey-after-dereg-00";
+  for (const bool with_setup : {false, true}) {
+    SCOPED_TRACE(with_setup ? "with the setup" : "the log alone");
+    check::Options o;
+    o.profile = check::load_profile("rxe");
+    o.events = std::make_shared<const check::Events>(check::load_events(base + ".events.jsonl"));
+    if (with_setup)
+      o.setup = std::make_shared<const check::Setup>(check::load_setup(base + ".setup.json"));
+    check::Checker k(o);
+    pcap::Reader in(base + ".pcap");
+    pcap::Record rec;
+    std::size_t naks = 0;
+    while (in.next(rec)) {
+      std::vector<std::uint8_t> b(rec.data.begin(), rec.data.end());
+      const wire::ParsedFrame f = wire::decode(b, {in.link(), true});
+      if (f.has_bth && f.op->operation == wire::Operation::ACK && f.aeth.syndrome == 0x62) {
+        ++naks;
+        b[f.bth_off + 12] = 0x1F;  // AETH: ACK, and the WRITE counted as a message done
+        const std::uint32_t msn = (f.aeth.msn + 1) & 0xFFFFFF;
+        wire::store_be24(wire::MutableByteSpan(b), f.bth_off + 13, msn);
+        const wire::ByteSpan packet = wire::ByteSpan(b).subspan(f.ip_off, f.icrc_off - f.ip_off);
+        wire::store_le32(wire::MutableByteSpan(b), f.icrc_off,
+                         wire::compute_icrc(packet, f.ip.version, f.ip_header_len));
+      }
+      k.add_frame(rec.frame, rec.ts_ns, rec.len, b, in.link());
+    }
+    ASSERT_EQ(naks, 1u);
+    const check::Report r = k.finish(base + ".pcap");
+    EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+    EXPECT_EQ(count(r, RuleId::KeyInvalidated), 1u) << describe(r);
+  }
 }
 
 TEST(CheckLiveVectors, ARequestHeldUpAfterItsQpWentToErrDidNotIgnoreTheNak) {

@@ -43,13 +43,18 @@ TEST(CheckRules, CleanSendsPass) {
   EXPECT_GT(checked(r, RuleId::WireIcrc), 0u);
 }
 
-TEST(CheckRules, MsnOffByOneFails) {
+// Two SENDs, the second ACKed with MSN 3 where one more message completed: MSN must be 2.
+Conversation msn_off_by_one() {
   Conversation c;
   c.req(Opcode::RC_SEND_ONLY, 100, 64);
   c.ack(100, 1);
   c.req(Opcode::RC_SEND_ONLY, 101, 64);
-  c.ack(101, 3);  // one message completed, MSN must be 2
-  const check::Report r = c.check(strict());
+  c.ack(101, 3);
+  return c;
+}
+
+TEST(CheckRules, MsnOffByOneFails) {
+  const check::Report r = msn_off_by_one().check(strict());
   EXPECT_EQ(r.verdict, Verdict::FAIL);
   EXPECT_EQ(count(r, RuleId::AckMsn), 1u) << describe(r);
 }
@@ -273,6 +278,64 @@ TEST(CheckRules, RkeyRefusedAfterALoggedKeyChangePasses) {
   EXPECT_EQ(untimed.rules[static_cast<std::size_t>(RuleId::KeyStatic)].checked, 0u);
 }
 
+// Two WRITEs with B's rkey 7, at 1.00001 s and 1.00003 s, both ACKed; the log `lines`.
+check::Report granted_twice_with_log(const std::string& lines) {
+  Conversation c;
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);
+  w.reth = {0x1000, 7, 64};
+  c.send(w);
+  c.ack(100, 1);
+  w.bth.psn = 101;
+  c.send(w);
+  c.ack(101, 2);
+  check::Options o;
+  o.profile = strict();
+  o.profile.timing_tolerance_ns = 1'000;
+  o.events = std::make_shared<const check::Events>(check::parse_events(lines, "dut.log"));
+  return c.check(o);
+}
+
+TEST(CheckRules, AccessGrantedAfterALoggedDeregistrationFails) {
+  // The stale-rkey class (docs/bug-classes.md): a static table explains both grants; only the
+  // log says the key was gone.
+  const std::string key = R"({"event": "key", "host": "10.0.0.2", "rkey": 7, "change": )";
+  const check::Report stale = granted_twice_with_log(key + R"("deregister", "t_ns": 1000025000})");
+  EXPECT_EQ(count(stale, RuleId::KeyInvalidated), 1u) << describe(stale);
+  EXPECT_EQ(count(stale, RuleId::KeyStatic), 0u) << describe(stale);
+  EXPECT_EQ(stale.verdict, Verdict::FAIL);
+  for (const check::Violation& v : stale.violations)
+    if (v.rule == RuleId::KeyInvalidated) {
+      EXPECT_EQ(v.frame, 4u);
+    }
+  // Registered (or bound) again before the second access: granted rightly.
+  const check::Report again =
+      granted_twice_with_log(key + R"("deregister", "t_ns": 1000022000})" + "\n" + key +
+                             R"("register", "t_ns": 1000025000})");
+  EXPECT_EQ(count(again, RuleId::KeyInvalidated), 0u) << describe(again);
+  EXPECT_EQ(again.rules[static_cast<std::size_t>(RuleId::KeyInvalidated)].checked, 0u);
+  // Within the tap's tolerance of the access: which came first is not known.
+  const check::Report near = granted_twice_with_log(key + R"("invalidate", "t_ns": 1000029500})");
+  EXPECT_EQ(near.rules[static_cast<std::size_t>(RuleId::KeyInvalidated)].checked, 0u);
+  // After both accesses, or another host's key of the same number: nothing to judge.
+  EXPECT_EQ(count(granted_twice_with_log(key + R"("deregister", "t_ns": 1000045000})"),
+                  RuleId::KeyInvalidated),
+            0u);
+  EXPECT_EQ(count(granted_twice_with_log(
+                      R"({"event": "key", "host": "10.0.0.1", "rkey": 7, "change": "deregister", )"
+                      R"("t_ns": 1000025000})"),
+                  RuleId::KeyInvalidated),
+            0u);
+}
+
+TEST(CheckRules, AccessRefusedAfterALoggedDeregistrationPasses) {
+  const check::Report r = granted_then_refused_with_log(
+      R"({"event": "key", "host": "10.0.0.2", "rkey": 7, "change": "deregister", )"
+      R"("t_ns": 1000025000})");
+  EXPECT_EQ(r.rules[static_cast<std::size_t>(RuleId::KeyInvalidated)].checked, 1u);
+  EXPECT_EQ(count(r, RuleId::KeyInvalidated), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+}
+
 Conversation rnr(std::int64_t wait_ns) {
   Conversation c;
   c.req(Opcode::RC_SEND_ONLY, 100, 64);
@@ -478,6 +541,35 @@ TEST(CheckRules, BothDirectionsOfAQpPairAreOneConnection) {
   EXPECT_EQ(r.connections[0].frames, 4u);
 }
 
+TEST(CheckRules, AConnectionsEndAIsTheSenderOfItsFirstRequest) {
+  // Both QPs send before either is answered, and B's requests are answered first: the ends keep
+  // their own QP numbers, and `a` is A, whose request the tap saw first.
+  Conversation c;
+  c.req(wire::Opcode::RC_SEND_ONLY, 100, 8);  // A (0x11) -> B (0x22)
+  c.send(c.make(false, wire::Opcode::RC_SEND_ONLY, Conversation::kQpA, 500, 8));
+  wire::FrameSpec a = c.make(true, wire::Opcode::RC_ACKNOWLEDGE, Conversation::kQpB, 500);
+  a.aeth = {0x1F, 1};
+  c.send(a);
+  c.ack(100, 1);
+  const check::Report r = c.check(strict());
+  ASSERT_EQ(r.connections.size(), 1u) << describe(r);
+  EXPECT_EQ(r.connections[0].a.ip, "10.0.0.1");
+  EXPECT_EQ(r.connections[0].a.qpn, Conversation::kQpA);
+  EXPECT_EQ(r.connections[0].b.ip, "10.0.0.2");
+  EXPECT_EQ(r.connections[0].b.qpn, Conversation::kQpB);
+  // And when A's request is answered before B sends at all.
+  Conversation d;
+  d.req(wire::Opcode::RC_SEND_ONLY, 100, 8);
+  d.ack(100, 1);
+  d.send(d.make(false, wire::Opcode::RC_SEND_ONLY, Conversation::kQpA, 500, 8));
+  d.send(a);
+  const check::Report q = d.check(strict());
+  ASSERT_EQ(q.connections.size(), 1u) << describe(q);
+  EXPECT_EQ(q.connections[0].a.ip, "10.0.0.1");
+  EXPECT_EQ(q.connections[0].a.qpn, Conversation::kQpA);
+  EXPECT_EQ(q.connections[0].b.qpn, Conversation::kQpB);
+}
+
 TEST(CheckRules, UcLossIsNotAGap) {
   Conversation c;
   c.send(c.make(true, wire::Opcode::UC_SEND_FIRST, Conversation::kQpB, 10, 256));
@@ -511,6 +603,101 @@ TEST(CheckRules, FramesCutByTheSnapLengthAreNotJudged) {
   EXPECT_EQ(r.verdict, check::Verdict::INCONCLUSIVE) << describe(r);
   EXPECT_EQ(notes(r, NoteKind::Truncated), 1u);
   EXPECT_TRUE(r.violations.empty()) << describe(r);
+}
+
+// The IPv4 header of an Ethernet frame (no VLAN) given a new total length, its checksum redone.
+void set_ipv4_total_length(std::vector<std::uint8_t>& b, std::size_t total) {
+  constexpr std::size_t ip = 14;
+  b[ip + 2] = static_cast<std::uint8_t>(total >> 8);
+  b[ip + 3] = static_cast<std::uint8_t>(total);
+  b[ip + 10] = b[ip + 11] = 0;
+  std::uint32_t sum = 0;
+  for (std::size_t i = 0; i < 20; i += 2)
+    sum += static_cast<std::uint32_t>(b[ip + i] << 8 | b[ip + i + 1]);
+  while (sum >> 16) sum = (sum & 0xFFFF) + (sum >> 16);
+  b[ip + 10] = static_cast<std::uint8_t>(~sum >> 8);
+  b[ip + 11] = static_cast<std::uint8_t>(~sum);
+}
+constexpr std::size_t kUdpLengthAt = 14 + 20 + 4;
+
+TEST(CheckRules, UdpLengthShorterThanTheIpPayloadFails) {
+  // UDP length 8: the datagram ends at its header, the BTH and the rest sit after it in the IP
+  // payload. Without a BTH it is no RoCEv2 packet, but it is the sender's error, not a gap.
+  Conversation c = sends();
+  std::vector<std::uint8_t>& b = c.frames().front().bytes;
+  b[kUdpLengthAt] = 0;
+  b[kUdpLengthAt + 1] = 8;
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::WireUdp), 1u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(CheckRules, UdpDatagramTooShortForABthFails) {
+  // UDP and IP lengths agree, on 4 bytes of payload: too few for a BTH.
+  Conversation c = sends();
+  std::vector<std::uint8_t>& b = c.frames().front().bytes;
+  b.resize(14 + 20 + 8 + 4);
+  set_ipv4_total_length(b, 20 + 8 + 4);
+  b[kUdpLengthAt] = 0;
+  b[kUdpLengthAt + 1] = 12;
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::WireHeaders), 1u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::WireUdp), 0u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(CheckRules, IpTotalLengthShorterThanItsHeaderFails) {
+  Conversation c = sends();
+  set_ipv4_total_length(c.frames().front().bytes, 12);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::WireIp), 1u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+}
+
+TEST(CheckRules, FrameShorterThanItsIpLengthIsNotJudged) {
+  // The frame ends 60 bytes in, and the capture says that is all it had on the wire: a mirror
+  // port that truncates, or a sender's IP length. Either way not the transport's to judge.
+  Conversation c = sends();
+  c.frames().front().bytes.resize(60);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.roce_frames, 6u);
+  EXPECT_EQ(notes(r, NoteKind::Truncated), 1u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE) << describe(r);
+  for (const check::Violation& v : r.violations) EXPECT_NE(v.rule, RuleId::WireIp) << describe(r);
+}
+
+TEST(CheckRules, ACaptureWithoutRoceFramesIsInconclusive) {
+  const check::Report r = Conversation().check(strict());
+  EXPECT_EQ(r.roce_frames, 0u);
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE);
+}
+
+TEST(CheckRules, EachDeviationAppliedIsNotedWithItsJustification) {
+  const Conversation c = msn_off_by_one();
+  check::Profile p = strict();
+  p.name = "mine";
+  p.deviations.push_back(
+      {RuleId::AckMsn, "count", "our engine counts a coalesced MSN twice", "erratum 7"});
+  // The model's answer differs in the same frame.
+  p.deviations.push_back({RuleId::GoldenResponse, "*", "see ack.msn", ""});
+  const check::Report r = c.check(p);
+  EXPECT_EQ(r.verdict, Verdict::DEVIATION) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckMsn, true), 1u) << describe(r);
+  ASSERT_EQ(notes(r, NoteKind::Deviation), 2u) << describe(r);
+  bool seen = false;
+  for (const check::Note& n : r.notes) {
+    if (n.kind != NoteKind::Deviation || n.message.find("ack.msn") != 0) continue;
+    seen = true;
+    EXPECT_EQ(n.message.find("ack.msn (count): 1 violation reported as DEVIATION, as profile "
+                             "mine declares: our engine counts a coalesced MSN twice (erratum 7)"),
+              0u)
+        << n.message;
+    EXPECT_EQ(n.frame, 4u);
+  }
+  EXPECT_TRUE(seen) << describe(r);
+  // Declared but never used: no note.
+  p.deviations.push_back({RuleId::WirePad, "*", "never seen", ""});
+  EXPECT_EQ(notes(c.check(p), NoteKind::Deviation), 2u);
 }
 
 TEST(CheckRules, UdQkeyChangeIsAdvisoryOnly) {

@@ -29,6 +29,7 @@ TEST(Verdict, WorstFollowsThePrecedence) {
 Report two_connections() {
   Report r;
   r.files = {"a.pcap"};
+  r.roce_frames = 10;
   r.connections.resize(2);
   r.connections[1].id = 1;
   // Stale verdicts that settle() must recompute.
@@ -42,6 +43,17 @@ TEST(Settle, NothingFoundIsPass) {
   r.settle();
   EXPECT_EQ(r.verdict, Verdict::PASS);
   EXPECT_EQ(r.connections[0].verdict, Verdict::PASS);
+}
+
+TEST(Settle, ACaptureWithoutRoceFramesIsInconclusive) {
+  Report r;
+  r.files = {"a.pcap"};
+  r.frames = 12;  // ARP, LLDP: nothing a rule could judge
+  r.settle();
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE);
+  r.roce_frames = 1;
+  r.settle();
+  EXPECT_EQ(r.verdict, Verdict::PASS);
 }
 
 TEST(Settle, AnUndeclaredErrorViolationFailsItsConnectionOnly) {
@@ -186,6 +198,7 @@ TEST(Merge, SettlesTheVerdictsAndNamesEveryProfile) {
   Report a, b;
   a.profile = "iba";
   a.files = {"a.pcap"};
+  a.roce_frames = 5;
   b.profile = "rxe";
   b.files = {"b.pcap"};
   b.notes = {{NoteKind::Truncated, std::nullopt, 0, 1, "snaplen"}};
@@ -193,7 +206,19 @@ TEST(Merge, SettlesTheVerdictsAndNamesEveryProfile) {
   EXPECT_EQ(m.profile, "iba+rxe");
   EXPECT_EQ(m.verdict, Verdict::INCONCLUSIVE);
   EXPECT_EQ(m.notes[0].file, 1u);
-  EXPECT_EQ(merge({}).verdict, Verdict::PASS);
+  // Nothing merged: no RoCEv2 frame judged.
+  EXPECT_EQ(merge({}).verdict, Verdict::INCONCLUSIVE);
+}
+
+TEST(Merge, AnEmptyPartOfASplitIsInconclusiveAloneButNotOnceMerged) {
+  Report empty, full;
+  empty.files = {"part-2-of-2.pcap"};
+  full.files = {"part-1-of-2.pcap"};
+  full.roce_frames = 40;
+  empty.settle();
+  full.settle();
+  EXPECT_EQ(empty.verdict, Verdict::INCONCLUSIVE);
+  EXPECT_EQ(merge({full, empty}).verdict, Verdict::PASS);
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ struct Note {
 struct Connection {
   std::uint32_t id = 0;
   std::string transport;  // "RC", "UC", "UD", "XRC", "RD", "CNP"
-  Endpoint a, b;          // a: the first requester seen
+  Endpoint a, b;          // a: the end whose request the capture shows first
   std::uint64_t frames = 0;
   std::uint32_t capture_errors = 0;  // tap errors the explanations used (<= the budget)
   Verdict verdict = Verdict::PASS;
@@ -107,7 +107,7 @@ struct Report {
   std::uint64_t frames = 0;       // records read, over all files
   std::uint64_t roce_frames = 0;  // of which RoCEv2
   // A deque: a check adds connections one by one, and a vector's doublings moved and first
-  // touched every 1.8 KB connection again (a sixth of the checker's thread's fresh memory on
+  // touched every 1.8 KB connection again (about a third of the checker's thread's fresh memory on
   // 6,300 connections, docs/bench.md).
   std::deque<Connection> connections;
   std::array<RuleCount, kRuleCount> rules{};
