@@ -185,7 +185,8 @@ TEST(CliCheck, UnwritableReportFileExitsTwoBeforeTheCheck) {
     const CommandResult r =
         run_check(std::string("--quiet ") + option + f + " " + temp_path("no_such_capture.pcap"));
     EXPECT_EQ(r.exit_code, 2);
-    EXPECT_EQ(r.err, "rocecert check: " + f + ": cannot create the report file\n");
+    EXPECT_EQ(r.err, "rocecert check: " + f +
+                         ": cannot create the report file: No such file or directory\n");
   }
 }
 
@@ -489,6 +490,20 @@ TEST(CliCheck, MergeOfABrokenReportExitsTwoNamingIt) {
   EXPECT_EQ(m.exit_code, 2);
   EXPECT_NE(m.err.find(bad), std::string::npos) << m.err;
   std::filesystem::remove(bad);
+}
+
+TEST(CliCheck, MergeRefusesOneReportGivenTwice) {
+  const std::string report = temp_path("once.json");
+  ASSERT_EQ(run_check("-q --json " + report + " " + real("rc_pingpong_64_mtu1024.pcap")).exit_code,
+            0);
+  // The same file by another name: its counts would be added twice.
+  const std::string again = std::filesystem::path(report).parent_path().string() + "/./" +
+                            std::filesystem::path(report).filename().string();
+  const CommandResult m = run_cli("merge -q " + report + " " + again);
+  EXPECT_EQ(m.exit_code, 2);
+  EXPECT_EQ(m.err,
+            "rocecert merge: " + again + ": given twice (its counts would be added twice)\n");
+  std::filesystem::remove(report);
 }
 
 TEST(CliCheck, MergeOfAFailIsExitOne) {

@@ -49,7 +49,9 @@ TEST(CliSimulate, EveryBrokenScenarioExitsTwoWithOneLine) {
 TEST(CliSimulate, UnreadableFilesAndUsageErrorsExitTwo) {
   CliRun r = run_cli("simulate /nonexistent/s.json");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_EQ(r.err, "rocecert simulate: /nonexistent/s.json: cannot open the scenario file\n");
+  EXPECT_EQ(r.err,
+            "rocecert simulate: /nonexistent/s.json: cannot open the scenario file: No such file "
+            "or directory\n");
   r = run_cli("simulate");
   EXPECT_EQ(r.exit_code, 2);
   r = run_cli("simulate " + source("examples/rc_basic.json") + " --seed banana");

@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -34,7 +36,8 @@ bool write_report(const check::Report& report, const std::string& path, Writer w
   }
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   if (!out) {
-    fmt::print(stderr, "rocecert check: {}: cannot create the report file\n", path);
+    fmt::print(stderr, "rocecert check: {}: cannot create the report file: {}\n", path,
+               std::strerror(errno));
     return false;
   }
   writer(report, out);
@@ -54,7 +57,8 @@ bool probe_report_file(const std::string& path, std::vector<std::string>& create
   std::error_code ec;
   const bool existed = std::filesystem::exists(path, ec);
   if (!std::ofstream(path, std::ios::binary | std::ios::app)) {
-    fmt::print(stderr, "rocecert check: {}: cannot create the report file\n", path);
+    fmt::print(stderr, "rocecert check: {}: cannot create the report file: {}\n", path,
+               std::strerror(errno));
     return false;
   }
   if (!existed) created.push_back(path);

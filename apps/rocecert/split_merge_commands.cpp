@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -62,10 +66,20 @@ bool write_to(const std::string& path, const std::string& what, const check::Rep
 
 int run_merge(const MergeArgs& args) {
   std::vector<check::Report> parts;
+  std::vector<std::filesystem::path> seen;
   for (const std::string& path : args.reports) {
+    // One report given twice would count its frames, connections and violations twice.
+    std::error_code ec;
+    const std::filesystem::path canonical = std::filesystem::weakly_canonical(path, ec);
+    if (!ec && std::find(seen.begin(), seen.end(), canonical) != seen.end()) {
+      fmt::print(stderr, "rocecert merge: {}: given twice (its counts would be added twice)\n",
+                 path);
+      return 2;
+    }
+    if (!ec) seen.push_back(canonical);
     std::ifstream in(path, std::ios::binary);
     if (!in) {
-      fmt::print(stderr, "rocecert merge: {}: cannot open\n", path);
+      fmt::print(stderr, "rocecert merge: {}: cannot open: {}\n", path, std::strerror(errno));
       return 2;
     }
     std::stringstream text;

@@ -5,17 +5,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "json_in.h"
 #include "rocecert/qp/types.h"
 
 namespace rocecert::check {
 
 EventsError::EventsError(std::string file, std::size_t line, std::size_t offset,
                          const std::string& what)
-    : std::runtime_error(fmt::format("{}: line {} (byte offset {}): {}", file, line, offset, what)),
+    : std::runtime_error(
+          line == 0 ? fmt::format("{}: {}", file, what)  // the file as a whole
+                    : fmt::format("{}: line {} (byte offset {}): {}", file, line, offset, what)),
       file_(std::move(file)),
       line_(line),
       offset_(offset) {}
@@ -56,10 +61,14 @@ Events parse_events(std::string_view text, const std::string& source) {
     try {
       j = json::parse(raw);
     } catch (const json::parse_error& e) {
+      // The parser sees one line: its "at line 1, column N" becomes "at column N" of this one.
+      std::string what = json_in::printable(e.what());
+      if (const std::size_t l = what.find("at line 1, column "); l != std::string::npos)
+        what.replace(l, 18, "at column ");
       throw EventsError(source, line, at + std::min(raw.size(), e.byte > 0 ? e.byte - 1 : 0),
-                        std::string("invalid JSON: ") + e.what());
+                        "invalid JSON: " + what);
     } catch (const json::exception& e) {  // a number out of range, ...
-      throw EventsError(source, line, at, std::string("invalid JSON: ") + e.what());
+      throw EventsError(source, line, at, "invalid JSON: " + json_in::printable(e.what()));
     }
     if (!j.is_object()) throw fail("expected a JSON object");
     for (const auto& [k, v] : j.items()) {
@@ -159,7 +168,7 @@ Events parse_events(std::string_view text, const std::string& source) {
 
 Events load_events(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw EventsError(path, 0, 0, "cannot open");
+  if (!in) throw EventsError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
   std::ostringstream s;
   s << in.rdbuf();
   return parse_events(s.str(), path);

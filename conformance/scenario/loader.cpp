@@ -1,6 +1,8 @@
 // The scenario loader: JSON → validated Scenario (docs/scenario.md). Every check happens here,
 // before anything runs; the first problem found is thrown as a ScenarioError with its JSON path.
 // The loading itself is split by concern over the loader_*.cpp files (loader_internal.h).
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -85,7 +87,9 @@ Scenario load_scenario_file(const std::string& path) {
   if (std::filesystem::is_directory(path, ec))
     throw ScenarioError(path, "", "is a directory, not a scenario file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ScenarioError(path, "", "cannot open the scenario file");
+  if (!in)
+    throw ScenarioError(path, "",
+                        std::string("cannot open the scenario file: ") + std::strerror(errno));
   std::stringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw ScenarioError(path, "", "cannot read the scenario file");

@@ -607,7 +607,8 @@ TEST(ScenarioLoader, FilesThatCannotBeRead) {
     (void)load_scenario_file("/nonexistent/s.json");
     FAIL();
   } catch (const ScenarioError& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/s.json: cannot open the scenario file");
+    EXPECT_STREQ(e.what(),
+                 "/nonexistent/s.json: cannot open the scenario file: No such file or directory");
     EXPECT_EQ(e.path(), "");
   }
   try {

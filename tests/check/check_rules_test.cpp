@@ -59,6 +59,30 @@ TEST(CheckRules, MsnOffByOneFails) {
   EXPECT_EQ(count(r, RuleId::AckMsn), 1u) << describe(r);
 }
 
+// Four SENDs across the PSN wrap, each ACKed, their MSNs from 0xFFFFFE on as `msn(i)` says.
+template <typename Msn>
+check::Report across_the_wrap(Msn msn) {
+  Conversation c;
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    const std::uint32_t psn = (0xFFFFFEu + i) & 0xFFFFFF;
+    c.req(Opcode::RC_SEND_ONLY, psn, 16);
+    c.ack(psn, msn(i));
+  }
+  return c.check(strict());
+}
+
+TEST(CheckRules, PsnAndMsnCountModulo2To24) {
+  // Both wrap together: 0xFFFFFE, 0xFFFFFF, 0, 1.
+  const check::Report wrap =
+      across_the_wrap([](std::uint32_t i) { return (0xFFFFFEu + i) & 0xFFFFFF; });
+  EXPECT_EQ(wrap.verdict, Verdict::PASS) << describe(wrap);
+  EXPECT_GE(checked(wrap, RuleId::AckMsn), 3u);
+  // An MSN that saturates at its top instead of wrapping: ack.msn, at each ACK after.
+  const check::Report stuck =
+      across_the_wrap([](std::uint32_t i) { return i == 0 ? 0xFFFFFEu : 0xFFFFFFu; });
+  EXPECT_EQ(count(stuck, RuleId::AckMsn), 2u) << describe(stuck);
+}
+
 TEST(CheckRules, CoalescedAckCountsEveryMessage) {
   Conversation c;
   c.req(Opcode::RC_SEND_ONLY, 100, 64);
