@@ -115,6 +115,14 @@ void check_frame_rules(Judge& j, const wire::ParsedFrame& f, const Pkt& p,
   if (f.bth.tver != 0)
     j.violation(RuleId::WireTver, "nonzero", p, conn,
                 fmt::format("TVer is {}, must be 0", unsigned{f.bth.tver}));
+  j.checked(RuleId::WireReserved, conn);
+  if (f.bth.resv7 != 0)
+    j.violation(
+        RuleId::WireReserved, "bth_resv7", p, conn,
+        fmt::format("BTH reserved bits (Resv7) are {:#04x}, must be 0{}", unsigned{f.bth.resv7},
+                    (f.bth.resv7 & 1) != 0 ? " (bit 0 is where a PSN counter one bit "
+                                             "wider than 24 bits would put its top bit)"
+                                           : ""));
   j.checked(RuleId::WirePkey, conn);
   if ((f.bth.pkey & 0x7FFF) == 0)
     j.violation(RuleId::WirePkey, "invalid", p, conn,

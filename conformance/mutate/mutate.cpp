@@ -885,6 +885,15 @@ void drop_request(Ctx& c, Work& w) {
   w.remove(i, detail::describe(c.p(i)));
 }
 
+// A PSN is 24 bits (IBA Vol. 1 §9.2): a counter kept wider and not masked carries its 25th bit
+// into Resv7's lowest bit, which the sender must keep 0 (spec-notes §1.5).
+void psn_spill(Ctx& c, Work& w) {
+  auto cand = frames_where(c, [&](std::size_t i) { return c.p(i).bth.resv7 == 0; });
+  const std::size_t i = cand[c.pick(cand.size())];
+  add(w.at(i), "bth.resv7", "0", "1");
+  edit_bth(c, w, i, [](wire::Bth& b) { b.resv7 = 1; });
+}
+
 // The UDP length covers the RoCEv2 packet, BTH to ICRC (Annex A17.4.5.3; spec-notes §1.1): a
 // datagram that ends at its own header carries none, whatever follows it in the IP payload.
 void udp_length_short(Ctx& c, Work& w) {

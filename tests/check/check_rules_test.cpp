@@ -462,6 +462,19 @@ TEST(CheckRules, PadCountMustBeMinimal) {
   EXPECT_GE(count(r, RuleId::WirePad), 1u) << describe(r);
 }
 
+TEST(CheckRules, ReservedBthBitsMustBeZero) {
+  // A PSN counter one bit too wide: 0x1000064 sent as PSN 0x000064 with Resv7 bit 0 set.
+  Conversation c;
+  wire::FrameSpec s = c.make(true, Opcode::RC_SEND_ONLY, Conversation::kQpB, 100, 8);
+  s.bth.resv7 = 1;
+  c.send(s);
+  c.ack(100, 1);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::WireReserved), 1u) << describe(r);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+  EXPECT_EQ(checked(sends().check(strict()), RuleId::WireReserved), 6u);
+}
+
 TEST(CheckRules, CnpWithoutAnyMarkOnItsPathIsNotDecided) {
   Conversation c;
   wire::FrameSpec ect = c.make(true, Opcode::RC_SEND_ONLY, Conversation::kQpB, 100, 64);

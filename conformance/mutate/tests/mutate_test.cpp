@@ -394,6 +394,15 @@ TEST(Mutate, PkeyZero) {
   EXPECT_TRUE(m.out(k).eth.has_vlan);
 }
 
+TEST(Mutate, PsnSpillSetsResv7) {
+  const Mutant m = run("rc_read_bw_10000_mtu1024", Kind::psn_spill, 5);
+  const std::size_t k = one_touched(m);
+  EXPECT_EQ(m.out(k).bth.resv7, 1);
+  wire::Bth b = m.out(k).bth;
+  b.resv7 = 0;
+  EXPECT_EQ(b, m.orig(k).bth);
+}
+
 TEST(Mutate, UdpLengthShortEndsTheDatagramAtItsHeader) {
   const Mutant m = run("rc_pingpong_64_mtu1024", Kind::udp_length_short, 3);
   const std::size_t k = one_touched(m);
