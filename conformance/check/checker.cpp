@@ -237,6 +237,7 @@ struct Checker::Impl {
   std::vector<std::pair<Pkt, ConnIndex>> unmarked_cnps;  // CNPs with no CE mark before them
   std::uint64_t truncated = 0;
   std::uint64_t first_truncated = 0;
+  std::int64_t last_frame_ts = 0;  // the capture's last frame (check_events)
   std::uint64_t short_frames = 0;  // bad_ip_length: shorter than their IP length, whole
   std::uint64_t first_short = 0;
   // Every QP state the --events log gives each QP end, in time order; the streams a logged
@@ -830,6 +831,7 @@ struct Checker::Impl {
   void add(std::uint64_t frame, std::int64_t ts, std::uint32_t wire_len,
            const wire::ParsedFrame& f) {
     ++report.frames;
+    last_frame_ts = std::max(last_frame_ts, ts);
     const std::span<const std::uint8_t> data = f.bytes;
     if (data.size() < wire_len) {
       // Cut by the capture's snap length (its IP length then exceeds what was captured): a
@@ -960,7 +962,7 @@ struct Checker::Impl {
       all.reserve(streams.size() + retired.size());
       for (const StreamEntry& e : streams) all.push_back(e.stream.get());
       for (const auto& s : retired) all.push_back(s.get());
-      detail::check_events(judge, *opts.events, all);
+      detail::check_events(judge, *opts.events, all, last_frame_ts);
     }
     std::size_t undecided = 0;
     std::uint64_t first_undecided = 0;

@@ -55,19 +55,59 @@ const Event* first_error_of(const std::vector<const Event*>& list) {
 
 // events.flush_all: the work requests a fatal NAK fails on the wire each complete in error.
 // Not judged on a host whose CQ overflowed (CQ_ERR): its completions may be lost by design.
+// Without a fatal NAK, a QP the log leaves in ERR (the program moved it there, or the device
+// did: the requester's retries ran out, ...) flushes what it had not completed: every message the
+// wire shows sent and never acknowledged is a work request that completes in error (IBA Vol. 1
+// §10.3.1, Error state; the bug class "flush completions dropped"). A lower bound: requests
+// still in the send queue are not on the wire. Judged only when the ERR is timed and the capture
+// ran past it (an ACK after a tap that stopped early may have completed the rest).
+// When each QP entered the ERR state it ends the log in (no RESET after); nullopt: untimed.
+std::map<QpKey, std::optional<std::int64_t>> final_err(const Events& events) {
+  std::map<QpKey, std::optional<std::int64_t>> out;
+  for (const Event& e : events.events) {
+    if (e.kind != Event::Kind::QpState || !e.qpn) continue;
+    const QpKey key{e.host, *e.qpn};
+    if (e.name == "RESET") out.erase(key);  // a new life: its own stream
+    if (e.name == "ERR" && !out.count(key)) out[key] = e.t_ns;
+  }
+  return out;
+}
+
+void check_flush_after_err(Judge& j, const Events& events, const QpKey& key, const Stream& s,
+                           std::uint64_t errors, std::optional<std::int64_t> err_at,
+                           std::int64_t capture_end_ns) {
+  if (!err_at || *err_at > capture_end_ns) return;
+  const std::uint64_t unacked = s.unacknowledged_messages();
+  if (unacked == 0) return;
+  j.checked(RuleId::EventsFlushAll, s.conn());
+  if (errors < unacked)
+    j.violation(RuleId::EventsFlushAll, "dropped_after_err", at_frame(0), s.conn(),
+                fmt::format("QP {:#x}: {} leaves it in ERR, and the wire shows {} message{} it "
+                            "sent never acknowledged, each a work request that completes in "
+                            "error (WR_FLUSH_ERR), but the log has {} error completion{} for it",
+                            key.second, events.file, unacked, unacked == 1 ? "" : "s", errors,
+                            errors == 1 ? "" : "s"));
+}
+
 void check_flush_all(Judge& j, const Events& events, const Completions& wcs,
-                     const std::map<QpKey, const Stream*>& as_requester) {
+                     const std::map<QpKey, const Stream*>& as_requester,
+                     std::int64_t capture_end_ns) {
   std::set<std::array<std::uint8_t, 16>> overflowed;
   for (const Event& e : events.events)
     if (e.kind == Event::Kind::Async && e.name == "CQ_ERR") overflowed.insert(e.host);
+  const std::map<QpKey, std::optional<std::int64_t>> in_err = final_err(events);
   for (const auto& [key, list] : wcs) {
     const auto r = as_requester.find(key);
     if (r == as_requester.end() || overflowed.count(key.first)) continue;
     const Stream& s = *r->second;
-    const std::optional<std::uint64_t> failed = s.failed_messages();
-    if (!failed) continue;
     std::uint64_t errors = 0;
     for (const Event* e : list) errors += e->status != WcStatus::SUCCESS ? 1 : 0;
+    const std::optional<std::uint64_t> failed = s.failed_messages();
+    if (!failed) {
+      if (const auto e = in_err.find(key); e != in_err.end() && !s.fatal())
+        check_flush_after_err(j, events, key, s, errors, e->second, capture_end_ns);
+      continue;
+    }
     j.checked(RuleId::EventsFlushAll, s.conn());
     if (errors < *failed)
       j.violation(RuleId::EventsFlushAll, "dropped", at_frame(s.fatal()->frame), s.conn(),
@@ -276,7 +316,8 @@ void check_isolation_and_states(Judge& j, const Events& events, const Completion
 
 }  // namespace
 
-void check_events(Judge& j, const Events& events, const std::vector<const Stream*>& streams) {
+void check_events(Judge& j, const Events& events, const std::vector<const Stream*>& streams,
+                  std::int64_t capture_end_ns) {
   // Each QP's completions, in the order the program polled them.
   std::map<QpKey, std::vector<const Event*>> wcs;
   for (const Event& e : events.events)
@@ -381,7 +422,7 @@ void check_events(Judge& j, const Events& events, const std::vector<const Stream
                               first_error->wr_id, cq::to_string(st), where(*first_error), wrong));
   }
 
-  check_flush_all(j, events, wcs, as_requester);
+  check_flush_all(j, events, wcs, as_requester, capture_end_ns);
   check_isolation_and_states(j, events, wcs, streams);
 }
 

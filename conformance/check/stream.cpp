@@ -1592,6 +1592,17 @@ void Stream::key_fact(const Pkt& p, const PendingAccess& a, bool granted) {
   }
 }
 
+std::uint64_t Stream::unacknowledged_messages() const {
+  if (transport_ != wire::Transport::RC || recs_.empty()) return 0;
+  std::uint64_t n = 0;
+  for (std::int64_t k = std::max<std::int64_t>(0, pdiff(una_, base_));
+       k < static_cast<std::int64_t>(recs_.size()); ++k) {
+    const PsnRec& r = recs_[static_cast<std::size_t>(k)];
+    n += r.seen && !r.read_slot && r.ends ? 1 : 0;
+  }
+  return n;
+}
+
 void Stream::finish() {
   if (transport_ != wire::Transport::RC || !started_) return;
   judge_keys_z3();

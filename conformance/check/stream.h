@@ -108,6 +108,9 @@ class Stream {
     if (!fatal_ || fatal_unheard_) return std::nullopt;
     return failed_messages_;
   }
+  // The messages the tap showed sent whose last packet no response acknowledged (RC): each a
+  // work request that cannot have completed successfully.
+  std::uint64_t unacknowledged_messages() const;
   std::uint64_t resends() const { return resends_; }
   std::uint64_t rnr_naks_seen() const { return rnr_naks_total_; }
   // The requester QP's and the responder QP's entries of --setup, when it lists them (the
@@ -443,6 +446,9 @@ class Stream {
 
 // --events against the wire (events_rules.cpp): events.wc_status, events.flush. After every
 // stream's finish().
-void check_events(Judge& j, const Events& events, const std::vector<const Stream*>& streams);
+// `capture_end_ns`: the time of the capture's last frame (a QP state logged after it cannot be
+// set against the wire).
+void check_events(Judge& j, const Events& events, const std::vector<const Stream*>& streams,
+                  std::int64_t capture_end_ns);
 
 }  // namespace rocecert::check::detail

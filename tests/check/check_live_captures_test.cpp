@@ -4,7 +4,9 @@
 // IBA profile fails it. Nothing else in them is a violation.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <memory>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -151,6 +153,51 @@ TEST(CheckLiveVectors, ARequestHeldUpAfterItsQpWentToErrDidNotIgnoreTheNak) {
   ASSERT_EQ(without.report.violations.size(), 1u) << describe(without.report);
   EXPECT_EQ(without.report.violations[0].rule, RuleId::PsnRetransmit);
   EXPECT_EQ(without.report.violations[0].cause, "ignored_nak");
+}
+
+// The live run of bugs/sq-flushed-in-err with its log edited by `edit` (line by line).
+template <typename Edit>
+check::Report flushed_run_with_log(Edit edit) {
+  const std::string base =
+      std::string(ROCECERT_SOURCE_DIR) + "/vectors/live/vec_bugs_sq-flushed-in-err-00_va_delay";
+  std::ifstream in(base + ".events.jsonl");
+  std::string line, text;
+  while (std::getline(in, line)) text += edit(line);
+  check::Options o;
+  o.profile = check::load_profile("rxe");
+  o.events = std::make_shared<const check::Events>(check::parse_events(text, "dut.log"));
+  o.setup = std::make_shared<const check::Setup>(check::load_setup(base + ".setup.json"));
+  return check::check_files({base + ".pcap"}, o);
+}
+
+TEST(CheckLiveVectors, AQpLeftInErrFlushesEveryMessageTheWireShowsUnacknowledged) {
+  // The program moves the requester to ERR with three SENDs on the wire and none acknowledged;
+  // rxe flushes all six work requests. With only two flush completions left, some were dropped.
+  auto keep = [](const std::string& l) { return l + "\n"; };
+  const check::Report all = flushed_run_with_log(keep);
+  EXPECT_EQ(all.verdict, Verdict::PASS) << describe(all);
+  EXPECT_EQ(all.rules[static_cast<std::size_t>(RuleId::EventsFlushAll)].checked, 1u);
+  const check::Report dropped = flushed_run_with_log([](const std::string& l) {
+    const bool flush = l.find("WR_FLUSH_ERR") != std::string::npos;
+    const bool kept =
+        l.find("\"wr_id\":2,") != std::string::npos || l.find("\"wr_id\":3,") != std::string::npos;
+    return flush && !kept ? std::string() : l + "\n";
+  });
+  EXPECT_EQ(dropped.verdict, Verdict::FAIL) << describe(dropped);
+  ASSERT_EQ(count(dropped, RuleId::EventsFlushAll), 1u) << describe(dropped);
+  for (const check::Violation& v : dropped.violations)
+    if (v.rule == RuleId::EventsFlushAll) {
+      EXPECT_EQ(v.cause, "dropped_after_err");
+    }
+  // A RESET logged after the ERR starts a new life: nothing of the old one is judged here.
+  const check::Report reset = flushed_run_with_log([](const std::string& l) {
+    if (l.find("\"state\":\"ERR\"") == std::string::npos) return l + "\n";
+    std::string r = l;
+    r.replace(r.find("\"ERR\""), 5, "\"RESET\"");
+    return l + "\n" + r + "\n";
+  });
+  EXPECT_EQ(reset.rules[static_cast<std::size_t>(RuleId::EventsFlushAll)].checked, 0u)
+      << describe(reset);
 }
 
 TEST(CheckLiveVectors, NoResponderResourcesInTheSetupMeansEveryReadIsRefused) {
