@@ -11,36 +11,132 @@
 #include <cstring>
 #include <deque>
 #include <exception>
+#include <map>
 #include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "rocecert/conformance/scenario.h"
 #include "rocecert/dut.h"
 #include "rocecert/model/adapter.h"
 #include "rocecert/wire/decode.h"
+#include "rocecert/wire/icrc.h"
 
 namespace {
 
 using namespace rocecert;
 
+// Faults on purpose, named in the plugin's args (--dut lib:PATH.so,ARG[,ARG...]): each makes
+// this device behave as a real one did in a bug of ../docs/bug-classes.md, so that the tests can
+// show the vector written for that bug failing on it (tests/vectors/vectors_dut_test.cpp), and a
+// plugin author can see what a failing run looks like (docs/dut.md).
+struct Faults {
+  // The responder never sends an RC ACKNOWLEDGE (a silent engine).
+  bool drop_acks = false;
+  // ibv_dereg_mr answers success and leaves the MR, its rkey still valid (a stale rkey that
+  // kept working after deregistration: ydb-platform/nbs issue #5729).
+  bool keep_mr_on_dereg = false;
+  // In ERR only the receive queue is flushed; the send queue's WRs never complete (X722: ceph
+  // issue #25447).
+  bool no_sq_flush = false;
+  // Flushed unsignaled send WRs complete nothing (libfabric issue #4756).
+  bool drop_unsignaled_flushes = false;
+  // An unsignaled send WR that fails locally (bad lkey) completes nothing (rxe before Linux
+  // fix abe31d25facd).
+  bool no_error_wc_unsignaled = false;
+  // post_recv on a QP in RESET answers success (rxe before rdma-core PR #1139).
+  bool accept_recv_in_reset = false;
+  // RESET then RTS with a new sq_psn: the requester keeps sending from its old PSN
+  // (slaclab/rogue PR #1268).
+  bool keep_sq_psn = false;
+  // An RNR NAK's timer code 0 taken as "retry at once" (0.01 ms, code 1) instead of 655.36 ms
+  // (IBA Vol. 1 Table 45; NVIDIA/daqiri issue #138).
+  bool rnr_timer_zero_at_once = false;
+  // A READ of zero bytes gets no READ RESPONSE (the responder drops it).
+  bool no_empty_read_response = false;
+
+  bool lose_completions() const {
+    return no_sq_flush || drop_unsignaled_flushes || no_error_wc_unsignaled;
+  }
+};
+
+// The plugin's args: its own choices (coalesce_acks, ackreq_every_packet) and the faults above,
+// separated by commas. An argument it does not know is refused, so a misspelt fault cannot pass
+// for a device without one.
+struct Args {
+  Faults faults;
+  bool coalesce_acks = false;
+  bool ackreq_every_packet = false;
+};
+
+Args parse_args(const char* text) {
+  Args a;
+  const std::pair<std::string_view, bool*> known[] = {
+      {"coalesce_acks", &a.coalesce_acks},
+      {"ackreq_every_packet", &a.ackreq_every_packet},
+      {"drop_acks", &a.faults.drop_acks},
+      {"keep_mr_on_dereg", &a.faults.keep_mr_on_dereg},
+      {"no_sq_flush", &a.faults.no_sq_flush},
+      {"drop_unsignaled_flushes", &a.faults.drop_unsignaled_flushes},
+      {"no_error_wc_unsignaled", &a.faults.no_error_wc_unsignaled},
+      {"accept_recv_in_reset", &a.faults.accept_recv_in_reset},
+      {"keep_sq_psn", &a.faults.keep_sq_psn},
+      {"rnr_timer_zero_at_once", &a.faults.rnr_timer_zero_at_once},
+      {"no_empty_read_response", &a.faults.no_empty_read_response},
+  };
+  const std::string_view all = text != nullptr ? text : "";
+  std::size_t at = 0;
+  while (at <= all.size()) {
+    std::size_t end = all.find(',', at);
+    if (end == std::string_view::npos) end = all.size();
+    const std::string_view word = all.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    bool found = false;
+    for (const auto& [name, flag] : known)
+      if (word == name) *flag = found = true;
+    if (!found) {
+      std::string names;
+      for (const auto& k : known)
+        names += std::string(names.empty() ? "" : ", ") + std::string(k.first);
+      throw std::runtime_error("unknown argument '" + std::string(word) + "' (known: " + names +
+                               ")");
+    }
+  }
+  return a;
+}
+
+// A frame decoded without checking its ICRC: the frames the faults look at are the model's own
+// or the runner's.
+wire::ParsedFrame decode_unchecked(std::span<const std::uint8_t> frame) {
+  wire::DecodeOptions opts;
+  opts.verify_icrc = false;
+  return wire::decode(frame, opts);
+}
+
+bool is_op(const wire::ParsedFrame& p, std::string_view name) {
+  return p.has_bth && p.op != nullptr && p.op->name == name;
+}
+
 // What leaves the adapter goes to the runner's emit callback; its asynchronous events queue up
 // for rocecert_dut_poll_async_event.
-// With `drop_acks` in the plugin's args (--dut lib:PATH.so,drop_acks) the device never sends an
-// RC ACKNOWLEDGE: a fault on purpose, to see the runner catch a responder that does not
-// acknowledge (docs/dut.md).
 struct Port final : model::FramePort, trace::Observer {
   rocecert_dut_emit_fn emit = nullptr;
   void* host = nullptr;
-  bool drop_acks = false;
+  const Faults* faults = nullptr;
   std::deque<rocecert_dut_async_event> async;
   void transmit(const model::Adapter&, std::vector<std::uint8_t> frame) override {
-    if (drop_acks) {
-      wire::DecodeOptions opts;
-      opts.verify_icrc = false;
-      const wire::ParsedFrame p = wire::decode(frame, opts);
-      if (p.has_bth && p.op != nullptr && p.op->name == std::string_view("RC_ACKNOWLEDGE")) return;
+    if (faults->drop_acks || faults->no_empty_read_response) {
+      const wire::ParsedFrame p = decode_unchecked(frame);
+      if (faults->drop_acks && is_op(p, "RC_ACKNOWLEDGE")) return;
+      if (faults->no_empty_read_response && is_op(p, "RC_RDMA_READ_RESPONSE_ONLY") &&
+          p.payload_len == 0)
+        return;
     }
     emit(host, frame.data(), frame.size());
   }
@@ -48,6 +144,21 @@ struct Port final : model::FramePort, trace::Observer {
     async.push_back({static_cast<std::uint32_t>(e.kind), e.object});
   }
 };
+
+// rnr_timer_zero_at_once: an incoming RNR NAK (AETH syndrome 001xxxxx, IBA Vol. 1 §9.7.5.2.8)
+// with timer code 0 is read as code 1; the frame's ICRC is computed again so that the model
+// takes it.
+void misread_rnr_timer_zero(std::vector<std::uint8_t>& frame) {
+  const wire::ParsedFrame p = decode_unchecked(frame);
+  if (!is_op(p, "RC_ACKNOWLEDGE") || !p.has_ip || !p.has_icrc) return;
+  if (p.aeth.syndrome != 0x20) return;  // RNR NAK, timer code 0
+  const std::size_t aeth_off = p.bth_off + 12;
+  frame[aeth_off] = 0x21;
+  const std::span<const std::uint8_t> packet(frame.data() + p.ip_off, p.icrc_off - p.ip_off);
+  const std::uint32_t icrc = wire::compute_icrc(packet, p.ip.version, p.ip_header_len);
+  for (unsigned i = 0; i < 4; ++i)
+    frame[p.icrc_off + i] = static_cast<std::uint8_t>(icrc >> (8 * i));
+}
 
 // The vector's adapter declaration read by the scenario loader: profile, MTU, QP and key tables.
 model::AdapterConfig config_from(const rocecert_dut_config& c) {
@@ -86,17 +197,57 @@ std::vector<tx::Sge> sges_from(const rocecert_dut_sge* s, std::uint32_t n) {
 
 struct rocecert_dut {
   sim::EventQueue events;
+  Args args;
   Port port;
   std::unique_ptr<model::Adapter> adapter;
   // A wire-only run imposes the keys and QP numbers the runner's model gave. This model cannot
   // take numbers from outside, but with the same seed and the same verbs it hands out the same
   // ones: it checks that, and refuses (EINVAL) if they ever differ.
   bool wire_only = false;
+  // What the faults need to remember: each QP's sq_sig_all, the send WRs posted and not yet
+  // completed (QP, wr_id → signaled; a receive WR with a send WR's wr_id on the same QP would be
+  // taken for it: an example's shortcut), and keep_sq_psn's PSN from before a RESET.
+  std::map<std::uint32_t, bool> sig_all;
+  std::map<std::pair<std::uint32_t, std::uint64_t>, bool> sends;
+  std::map<std::uint32_t, std::uint32_t> psn_before_reset;
 };
 
 namespace {
 int imposed(const rocecert_dut* dut, std::uint32_t wanted, std::uint32_t got) {
   return dut->wire_only && wanted != got ? EINVAL : 0;
+}
+
+// libibverbs' numbers, which the ABI uses (rocecert/dut.h).
+constexpr std::uint32_t kIbvSendSignaled = 1u << 1;  // IBV_SEND_SIGNALED
+constexpr std::uint32_t kIbvQpsReset = 0;            // IBV_QPS_RESET
+constexpr std::uint32_t kIbvQpsRts = 3;              // IBV_QPS_RTS
+constexpr std::uint32_t kIbvQpState = 1u << 0;       // IBV_QP_STATE
+constexpr std::uint32_t kIbvQpSqPsn = 1u << 16;      // IBV_QP_SQ_PSN
+
+// keep_sq_psn: remember the next PSN when the QP goes to RESET, and send from it again at the
+// next RTS instead of the sq_psn given.
+void keep_sq_psn(rocecert_dut& dut, std::uint32_t qpn, qp::QpAttr& a, std::uint32_t mask) {
+  if ((mask & kIbvQpState) == 0) return;
+  const auto state = static_cast<std::uint32_t>(a.qp_state);
+  if (state == kIbvQpsReset) {
+    if (const std::optional<qp::QpAttr> now = dut.adapter->qps().query_qp(qp::Qpn(qpn)))
+      dut.psn_before_reset[qpn] = now->sq_psn;
+  } else if (state == kIbvQpsRts && (mask & kIbvQpSqPsn) != 0) {
+    const auto kept = dut.psn_before_reset.find(qpn);
+    if (kept != dut.psn_before_reset.end()) a.sq_psn = kept->second;
+  }
+}
+
+// Whether a fault makes the device lose this completion; a send WR's record ends with it.
+bool lost_by_fault(rocecert_dut& dut, const cq::Wc& w) {
+  const auto sent = dut.sends.find({w.qp_num, w.wr_id});
+  if (sent == dut.sends.end()) return false;  // a receive WR's
+  const bool signaled = sent->second;
+  dut.sends.erase(sent);
+  const Faults& f = dut.args.faults;
+  const bool flushed = w.status == cq::WcStatus::WR_FLUSH_ERR;
+  if (flushed) return f.no_sq_flush || (f.drop_unsignaled_flushes && !signaled);
+  return f.no_error_wc_unsignaled && w.status != cq::WcStatus::SUCCESS && !signaled;
 }
 }  // namespace
 
@@ -118,17 +269,15 @@ rocecert_dut* rocecert_dut_create(const struct rocecert_dut_config* config, char
     auto d = std::make_unique<rocecert_dut>();
     d->port.emit = config->emit;
     d->port.host = config->host;
-    d->port.drop_acks =
-        config->args != nullptr && std::strstr(config->args, "drop_acks") != nullptr;
+    d->args = parse_args(config->args);
+    d->port.faults = &d->args.faults;
     model::AdapterConfig ac = config_from(*config);
     // With `coalesce_acks` in the args, the responder coalesces its ACKs (hfi1-like: one ACK for
     // up to 16 packets or after 2 us), which IBA Vol. 1 §9.7.5.1.1 allows: vectors must accept it.
-    if (config->args != nullptr && std::strstr(config->args, "coalesce_acks") != nullptr)
-      ac.profile.ack.mode = model::AckCoalescing::Mode::COALESCE;
+    if (d->args.coalesce_acks) ac.profile.ack.mode = model::AckCoalescing::Mode::COALESCE;
     // With `ackreq_every_packet`, the requester asks for an ACK on every RC packet, not only on
     // the last of a message: a policy of its own (docs/spec-notes.md §3.4), also allowed.
-    if (config->args != nullptr && std::strstr(config->args, "ackreq_every_packet") != nullptr)
-      ac.profile.ackreq.every_n_packets = 1;
+    if (d->args.ackreq_every_packet) ac.profile.ackreq.every_n_packets = 1;
     d->adapter = std::make_unique<model::Adapter>(0, std::move(ac), d->events, d->port);
     d->adapter->attach(&d->port);
     d->wire_only = config->wire_only != 0;
@@ -147,7 +296,9 @@ void rocecert_dut_destroy(rocecert_dut* dut) {
 }
 
 void rocecert_dut_receive(rocecert_dut* dut, const uint8_t* frame, size_t len) {
-  dut->adapter->receive(std::vector<std::uint8_t>(frame, frame + len));
+  std::vector<std::uint8_t> bytes(frame, frame + len);
+  if (dut->args.faults.rnr_timer_zero_at_once) misread_rnr_timer_zero(bytes);
+  dut->adapter->receive(std::move(bytes));
 }
 
 void rocecert_dut_advance(rocecert_dut* dut, uint64_t now_ns) {
@@ -194,6 +345,7 @@ int rocecert_dut_reg_mr(rocecert_dut* dut, uint32_t pd, uint64_t addr, uint64_t 
 }
 
 int rocecert_dut_dereg_mr(rocecert_dut* dut, uint32_t lkey) {
+  if (dut->args.faults.keep_mr_on_dereg) return 0;
   // The model's MR index is the key without its low (key) byte (mem/keys.h Key::make).
   return mem::errno_value(dut->adapter->mem_table().dereg_mr(mem::MrId{lkey >> 8}));
 }
@@ -240,6 +392,7 @@ int rocecert_dut_create_qp(rocecert_dut* dut, const struct rocecert_dut_qp_init*
   const std::uint32_t want = *qpn;
   const qp::CreateResult r = dut->adapter->create_qp(p);
   *qpn = r.qpn.value();
+  if (r.ok()) dut->sig_all[*qpn] = p.sq_sig_all;
   if (r.ok() && imposed(dut, want, *qpn) != 0) return EINVAL;
   return qp::errno_value(r.error);
 }
@@ -267,6 +420,7 @@ int rocecert_dut_modify_qp(rocecert_dut* dut, uint32_t qpn, const struct rocecer
   a.path_mig_state = static_cast<qp::PathMigState>(c->path_mig_state);
   a.en_sqd_async_notify = c->en_sqd_async_notify != 0;
   a.rate_limit = c->rate_limit;
+  if (dut->args.faults.keep_sq_psn) keep_sq_psn(*dut, qpn, a, mask);
   const qp::ModifyResult r = dut->adapter->modify_qp(qp::Qpn(qpn), a, qp::AttrMask::from_raw(mask));
   return qp::errno_value(r.check.error);
 }
@@ -305,7 +459,10 @@ int rocecert_dut_post_send(rocecert_dut* dut, uint32_t qpn, const struct rocecer
   wr.bind_access = c->bind_access;
   wr.flush_type = c->flush_type;
   wr.flush_level = c->flush_level;
-  return model::errno_value(dut->adapter->post_send(qp::Qpn(qpn), wr));
+  const int err = model::errno_value(dut->adapter->post_send(qp::Qpn(qpn), wr));
+  if (err == 0 && dut->args.faults.lose_completions())
+    dut->sends[{qpn, c->wr_id}] = (c->send_flags & kIbvSendSignaled) != 0 || dut->sig_all[qpn];
+  return err;
 }
 
 int rocecert_dut_post_recv(rocecert_dut* dut, uint32_t qpn, uint64_t wr_id,
@@ -313,7 +470,12 @@ int rocecert_dut_post_recv(rocecert_dut* dut, uint32_t qpn, uint64_t wr_id,
   model::RecvWr wr;
   wr.wr_id = wr_id;
   wr.sg_list = sges_from(sg_list, num_sge);
-  return model::errno_value(dut->adapter->post_recv(qp::Qpn(qpn), wr));
+  const int err = model::errno_value(dut->adapter->post_recv(qp::Qpn(qpn), wr));
+  if (err != 0 && dut->args.faults.accept_recv_in_reset) {
+    std::uint32_t state = 0;
+    if (rocecert_dut_query_qp_state(dut, qpn, &state) == 0 && state == kIbvQpsReset) return 0;
+  }
+  return err;
 }
 
 int rocecert_dut_post_srq_recv(rocecert_dut* dut, uint32_t srq, uint64_t wr_id,
@@ -330,8 +492,9 @@ int rocecert_dut_arm_srq_limit(rocecert_dut* dut, uint32_t srq, uint32_t limit) 
 
 int rocecert_dut_poll_cq(rocecert_dut* dut, uint32_t cq, struct rocecert_dut_wc* wc, int max) {
   if (max <= 0) return 0;
-  const std::vector<cq::Wc> got =
-      dut->adapter->poll_cq(qp::CqId{cq}, static_cast<std::size_t>(max));
+  std::vector<cq::Wc> got = dut->adapter->poll_cq(qp::CqId{cq}, static_cast<std::size_t>(max));
+  if (dut->args.faults.lose_completions())
+    std::erase_if(got, [dut](const cq::Wc& w) { return lost_by_fault(*dut, w); });
   for (std::size_t i = 0; i < got.size(); ++i) {
     const cq::Wc& w = got[i];
     wc[i] = {w.wr_id,

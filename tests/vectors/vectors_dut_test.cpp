@@ -9,7 +9,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "../support/command.h"
 #include "../support/require_tool.h"
@@ -131,6 +133,97 @@ TEST(DutPlugin, AFaultyDeviceFailsWithTheFirstDifference) {
   const vec::Result as_a =
       vec::run_dut(vec::load(kSet + "/opcodes/rc-send-1pkt-00.json"), *faulty, "A");
   EXPECT_EQ(as_a.verdict, vec::Verdict::PASS);
+}
+
+// The bug vectors (vectors/bugs, docs/bug-classes.md) against devices with the bugs: the model
+// plugin with one fault of a real device each. Every fault fails the vector written for its bug,
+// with the difference that shows the bug, and no other bug vector: the vectors tell the bugs
+// apart. The same vectors pass on the plugin without a fault (the tests above).
+TEST(DutPlugin, EachBugVectorFailsOnADeviceWithItsBug) {
+  struct Case {
+    const char* fault;
+    const char* as;
+    const char* vector;                  // the vector of the fault's bug
+    const char* difference;              // a part of that vector's differences
+    std::set<std::string> also_failing;  // other bug vectors that must fail, no more
+  };
+  const Case cases[] = {
+      {"keep_mr_on_dereg",
+       "B",
+       "bugs/stale-rkey-after-dereg-00",
+       "aeth: expected NAK_REMOTE_ACCESS_ERROR, got ACK",
+       {}},
+      // The flushes of the send queue include the unsignaled ones.
+      {"no_sq_flush",
+       "A",
+       "bugs/sq-flushed-in-err-00",
+       "wr_id: expected 1, got 200",
+       {"bugs/flush-completions-not-dropped-00"}},
+      {"drop_unsignaled_flushes",
+       "A",
+       "bugs/flush-completions-not-dropped-00",
+       "wr_id: expected 1, got 3",
+       {}},
+      {"no_error_wc_unsignaled",
+       "A",
+       "bugs/invalid-lkey-error-completion-00",
+       "missing: CQ \"cqA\" had 0 completions",
+       {}},
+      {"accept_recv_in_reset",
+       "B",
+       "bugs/post-recv-in-reset-00",
+       "post_recv: expected INVALID_STATE (EINVAL), got success",
+       {}},
+      {"keep_sq_psn",
+       "A",
+       "bugs/psn-not-kept-across-reconnect-00",
+       "psn: expected 5000, got 1",
+       {}},
+      {"rnr_timer_zero_at_once",
+       "A",
+       "bugs/min-rnr-timer-zero-00",
+       "more frames than expected from A, the first: A sent RC_SEND_ONLY PSN=0",
+       {}},
+      {"no_empty_read_response",
+       "B",
+       "bugs/zero-length-read-00",
+       "missing: B sent 0 frames of this stream",
+       {}},
+  };
+  std::vector<vec::Loaded> bugs;
+  for (const std::string& path : vec::find(kSet + "/bugs")) bugs.push_back(vec::load(path));
+  ASSERT_EQ(bugs.size(), 8u);
+  std::set<std::string> covered;
+  for (const Case& c : cases) {
+    const std::unique_ptr<DutPlugin> faulty = DutPlugin::load(kModelDut + "," + c.fault);
+    std::set<std::string> expected = c.also_failing, failing;
+    expected.insert(c.vector);
+    for (const vec::Loaded& v : bugs) {
+      const vec::Result r = vec::run_dut(v, *faulty, c.as);
+      if (r.verdict == vec::Verdict::PASS) continue;
+      EXPECT_EQ(r.verdict, vec::Verdict::FAIL) << c.fault << ": " << v.vector.id;
+      failing.insert(v.vector.id);
+      if (v.vector.id != c.vector) continue;
+      std::string all;
+      for (const std::string& d : r.differences) all += d + "\n";
+      EXPECT_NE(all.find(c.difference), std::string::npos) << c.fault << ": " << all;
+    }
+    EXPECT_EQ(failing, expected) << c.fault << " as " << c.as;
+    covered.insert(expected.begin(), expected.end());
+  }
+  EXPECT_EQ(covered.size(), bugs.size()) << "a bug vector no fault fails";
+}
+
+TEST(DutPlugin, AnUnknownPluginArgumentIsRefused) {
+  const std::unique_ptr<DutPlugin> p = DutPlugin::load(kModelDut + ",keep_mr_on_dereg,no_such_bug");
+  try {
+    vec::run_dut(vec::load(kSet + "/opcodes/rc-send-1pkt-00.json"), *p, "B");
+    ADD_FAILURE() << "ran";
+  } catch (const DutError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown argument 'no_such_bug' (known: coalesce_acks"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(DutPlugin, MissingCapabilityOrFunctionIsUnsupported) {
