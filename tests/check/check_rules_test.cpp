@@ -360,10 +360,11 @@ TEST(CheckRules, AccessRefusedAfterALoggedDeregistrationPasses) {
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
 }
 
-Conversation rnr(std::int64_t wait_ns) {
+// An RNR NAK with `timer_code` (IBA Vol. 1 Table 45; 14 = 1.28 ms), the resend `wait_ns` later.
+Conversation rnr(std::int64_t wait_ns, std::uint8_t timer_code = 14) {
   Conversation c;
   c.req(Opcode::RC_SEND_ONLY, 100, 64);
-  c.ack(100, 0, 0x20 | 14);  // RNR NAK, timer code 14 = 1.28 ms
+  c.ack(100, 0, static_cast<std::uint8_t>(0x20 | timer_code));
   c.req(Opcode::RC_SEND_ONLY, 100, 64);
   c.frames().back().ts = c.frames()[1].ts + wait_ns;
   c.ack(100, 1);
@@ -380,6 +381,21 @@ TEST(CheckRules, ResendAfterTheRnrTimerPasses) {
   const check::Report r = rnr(1'400'000).check(strict());
   EXPECT_EQ(r.verdict, Verdict::PASS) << describe(r);
   EXPECT_EQ(checked(r, RuleId::AckRnrWait), 1u);
+}
+
+// Timer code 0 is the longest wait, 655.36 ms, not none (a bug class: an engine that read it as
+// zero and retried at once). A resend 100 ms after it is too early, though 100 ms is past the
+// wait of every code from 1 to 27 (122.88 ms is 27's); one 700 ms after it is in time.
+TEST(CheckRules, RnrTimerCodeZeroIsTheLongestWait) {
+  const check::Report early = rnr(100'000'000, 0).check(strict());
+  EXPECT_EQ(count(early, RuleId::AckRnrWait), 1u) << describe(early);
+  EXPECT_EQ(early.verdict, Verdict::FAIL);
+  const check::Report late = rnr(700'000'000, 0).check(strict());
+  EXPECT_EQ(late.verdict, Verdict::PASS) << describe(late);
+  EXPECT_EQ(checked(late, RuleId::AckRnrWait), 1u);
+  // Code 31 is the next longest (491.52 ms): 100 ms is early there too, 500 ms is not.
+  EXPECT_EQ(count(rnr(100'000'000, 31).check(strict()), RuleId::AckRnrWait), 1u);
+  EXPECT_EQ(rnr(500'000'000, 31).check(strict()).verdict, Verdict::PASS);
 }
 
 TEST(CheckRules, ReservedNakCodeFails) {

@@ -144,5 +144,26 @@ INSTANTIATE_TEST_SUITE_P(Kinds, MutationScore, ::testing::ValuesIn(all_kinds()),
                            return std::string(rocecert::mutate::info(p.param).name);
                          });
 
+// The real captures' one RNR NAK carries timer code 18 (5.12 ms). The bug vector
+// min-rnr-timer-zero's pcap, written by the model, has one with code 0 (655.36 ms, IBA Vol. 1
+// Table 45) and the resend 655 ms after it: it passes, and the resend moved to just after the NAK
+// (the engine that read code 0 as no wait) fails ack.rnr_wait.
+TEST(MutationScoreModelPcap, RnrWaitShortAfterTimerCodeZero) {
+  const std::string path =
+      std::string(ROCECERT_SOURCE_DIR) + "/vectors/bugs/min-rnr-timer-zero-00.pcap";
+  const check::Report base = check::check_files({path}, options());
+  EXPECT_EQ(base.verdict, check::Verdict::PASS) << summary(base);
+  EXPECT_EQ(base.rules[static_cast<std::size_t>(check::RuleId::AckRnrWait)].checked, 1u);
+  const Capture capture = read_capture(path);
+  const std::string tmp = ::testing::TempDir() + "mutant_rnr_code0.pcap";
+  for (std::uint64_t seed : kSeeds) {
+    write_capture(apply(capture, Kind::rnr_wait_short, seed).capture, tmp);
+    const check::Report rep = check::check_files({tmp}, options());
+    EXPECT_EQ(rep.verdict, check::Verdict::FAIL) << summary(rep);
+    EXPECT_EQ(rule_failures(rep, check::RuleId::AckRnrWait), 1u) << summary(rep);
+  }
+  fs::remove(tmp);
+}
+
 }  // namespace
 }  // namespace rocecert::mutate
