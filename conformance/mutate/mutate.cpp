@@ -138,6 +138,37 @@ std::uint32_t last_psn(const Ctx& c, const Flow& q, std::size_t i) {
   return detail::psn_add(p.bth.psn, n - 1);
 }
 
+// The next new PSN of request flow `q` as of input frame `upto`: past every PSN its requests
+// used and its responses named until then.
+std::uint32_t next_new_psn(const Ctx& c, const Flow& q, std::size_t upto) {
+  std::uint32_t next = c.p(q.frames.front()).bth.psn;
+  for (std::size_t i : q.frames) {
+    if (i > upto) break;
+    const std::uint32_t end = detail::psn_add(last_psn(c, q, i), 1);
+    if (detail::psn_diff(end, next) > 0) next = end;
+  }
+  for (std::size_t i : c.a.flows[static_cast<std::size_t>(q.peer)].frames) {
+    if (i > upto) break;
+    const std::uint32_t end = detail::psn_add(c.p(i).bth.psn, 1);
+    if (detail::psn_diff(end, next) > 0) next = end;
+  }
+  return next;
+}
+
+// Whether the PSN of request frame i is sent again in its flow.
+bool resent(const Ctx& c, const Flow& q, std::size_t i) {
+  return std::any_of(q.frames.begin(), q.frames.end(),
+                     [&](std::size_t j) { return j != i && c.p(j).bth.psn == c.p(i).bth.psn; });
+}
+
+// The first response of `r` after input frame i that carries PSN `psn` or a later one.
+std::optional<std::size_t> first_response_from(const Ctx& c, const Flow& r, std::size_t i,
+                                               std::uint32_t psn) {
+  for (std::size_t j : r.frames)
+    if (j > i && detail::psn_diff(c.p(j).bth.psn, psn) >= 0) return j;
+  return std::nullopt;
+}
+
 std::vector<std::uint8_t> bth_bytes(const wire::Bth& b) {
   std::vector<std::uint8_t> out(wire::kBthLen);
   wire::write_bth(out, b);
@@ -189,6 +220,36 @@ bool invalidated_between(const Ctx& c, const detail::FlowKey& dst, std::uint32_t
     if (p.has(wire::Header::Ieth) && p.ieth.rkey == rkey && p.ip.dst == dst.dst) return true;
   }
   return false;
+}
+
+// Response frame `resp` becomes an ACKNOWLEDGE with NAK remote access error and `msn`, its PSN
+// kept.
+void access_nak_in_place(Ctx& c, Work& w, std::size_t resp, std::uint32_t msn) {
+  const std::uint8_t access_nak = wire::nak_syndrome(wire::NakCode::REMOTE_ACCESS_ERROR);
+  const ParsedFrame& p = c.p(resp);
+  wire::Bth bth = p.bth;
+  bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
+  bth.padcnt = 0;
+  std::vector<std::uint8_t> transport = bth_bytes(bth);
+  transport.resize(wire::kBthLen + 4);
+  wire::write_aeth(wire::MutableByteSpan(transport).subspan(wire::kBthLen),
+                   wire::Aeth{access_nak, msn});
+  detail::Entry& e = w.at(resp);
+  e.frame = detail::rebuild(c.in.frames[resp], detail::offsets_of(p), transport);
+  if (p.op->operation != wire::Operation::ACK)
+    add(e, "bth.opcode", std::string(p.op->name), "RC_ACKNOWLEDGE");
+  add(e, "aeth", fmt::format("syndrome 0x{:02x} MSN {}", p.aeth.syndrome, p.aeth.msn),
+      fmt::format("syndrome 0x{:02x} MSN {}", access_nak, msn));
+}
+
+// Removes the frames of request flow `q` and of its responses that come after input frame
+// `after`: the QP pair's traffic ends there.
+void cut_after(Ctx& c, Work& w, const Flow& q, std::size_t after) {
+  for (const Flow* f : {&q, &c.a.flows[static_cast<std::size_t>(q.peer)]}) {
+    for (std::size_t i : f->frames) {
+      if (i > after) w.remove(i, "after the NAK: " + detail::describe(c.p(i)));
+    }
+  }
 }
 
 // An rkey and range granted once are not refused later without an invalidation between
@@ -303,25 +364,8 @@ void rkey_change(Ctx& c, Work& w) {
   std::sort(refusals.begin(), refusals.end(),
             [](const Refusal& x, const Refusal& y) { return x.read < y.read; });
   const Refusal ref = refusals[c.pick(refusals.size())];
-  const ParsedFrame& resp = c.p(ref.first_resp);
-  wire::Bth bth = resp.bth;
-  bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
-  bth.padcnt = 0;
-  std::vector<std::uint8_t> transport = bth_bytes(bth);
-  transport.resize(wire::kBthLen + 4);
-  wire::write_aeth(wire::MutableByteSpan(transport).subspan(wire::kBthLen),
-                   wire::Aeth{access_nak, ref.msn});
-  detail::Entry& e = w.at(ref.first_resp);
-  e.frame = detail::rebuild(c.in.frames[ref.first_resp], detail::offsets_of(resp), transport);
-  add(e, "bth.opcode", std::string(resp.op->name), "RC_ACKNOWLEDGE");
-  add(e, "aeth", fmt::format("syndrome 0x{:02x} MSN {}", resp.aeth.syndrome, resp.aeth.msn),
-      fmt::format("syndrome 0x{:02x} MSN {}", access_nak, ref.msn));
-  const Flow& q = *c.a.flow_of(ref.read);
-  for (const Flow* f : {&q, &c.a.flows[static_cast<std::size_t>(q.peer)]}) {
-    for (std::size_t i : f->frames) {
-      if (i > ref.first_resp) w.remove(i, "after the NAK: " + detail::describe(c.p(i)));
-    }
-  }
+  access_nak_in_place(c, w, ref.first_resp, ref.msn);
+  cut_after(c, w, *c.a.flow_of(ref.read), ref.first_resp);
 }
 
 // The AETH syndrome is a defined one (IBA Vol. 1 chapter 9, AETH; spec-notes §4.1).
@@ -381,10 +425,7 @@ void opcode_sequence_break(Ctx& c, Work& w) {
           p.op->operation == wire::Operation::SEND || p.op->operation == wire::Operation::WRITE;
       if (!data_op || p.op->flags != 0 || next.bth.psn != detail::psn_add(p.bth.psn, 1)) continue;
       // Never sent again: a resend of the original LAST would be another rule's case.
-      const bool resent = std::any_of(q.frames.begin(), q.frames.end(), [&](std::size_t j) {
-        return j != q.frames[k] && c.p(j).bth.psn == p.bth.psn;
-      });
-      if (resent) continue;
+      if (resent(c, q, q.frames[k])) continue;
       std::optional<wire::Position> to;
       if (p.op->position == wire::Position::LAST) to = wire::Position::MIDDLE;
       if (p.op->position == wire::Position::ONLY) to = wire::Position::FIRST;
@@ -591,15 +632,7 @@ void request_after_fatal_nak(Ctx& c, Work& w) {
   }
   const Cand pick = cand[c.pick(cand.size())];
   const Flow& q = *c.a.peer_of(pick.nak);
-  std::uint32_t next = c.p(q.frames.front()).bth.psn;
-  for (std::size_t i : q.frames) {
-    const std::uint32_t end = detail::psn_add(last_psn(c, q, i), 1);
-    if (detail::psn_diff(end, next) > 0) next = end;
-  }
-  for (std::size_t i : c.a.flows[static_cast<std::size_t>(q.peer)].frames) {
-    const std::uint32_t end = detail::psn_add(c.p(i).bth.psn, 1);
-    if (detail::psn_diff(end, next) > 0) next = end;
-  }
+  const std::uint32_t next = next_new_psn(c, q, c.in.frames.size());
   const ParsedFrame& p = c.p(pick.last_req);
   Frame f = c.in.frames[pick.last_req];
   f.ts_ns = c.in.frames[pick.nak].ts_ns + kAfterFatalNs;
@@ -757,6 +790,129 @@ void cnp_unmarked(Ctx& c, Work& w) {
   Frame f = detail::rebuild(c.in.frames[i], detail::offsets_of(p), transport);
   f.ts_ns = ts_between(c.in, i, 1, 2);
   w.insert_after(i, std::move(f), fmt::format("CNP to QP 0x{:06x}", bth.dqpn));
+}
+
+// READ responses answer an outstanding READ (IBA Vol. 1 chapter 9, RDMA READ; spec-notes §2.1,
+// §4.6): right after a SEND or WRITE request that ends its message and that an ACK of its
+// own PSN answers, a READ RESPONSE ONLY with that PSN, no payload, the ACK's MSN.
+void read_response_stray(Ctx& c, Work& w) {
+  std::vector<std::pair<std::size_t, std::size_t>> cand;  // request, its ACK
+  for (const Flow& q : c.a.flows) {
+    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
+    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
+    for (std::size_t i : q.frames) {
+      const ParsedFrame& p = c.p(i);
+      const bool data =
+          p.op->operation == wire::Operation::SEND || p.op->operation == wire::Operation::WRITE;
+      if (!data || !p.op->ends_message() || resent(c, q, i)) continue;
+      const std::optional<std::size_t> j = first_response_from(c, r, i, p.bth.psn);
+      if (j && is_ack_op(c.p(*j)) && aeth_kind(c.p(*j)) == wire::AethKind::ACK &&
+          c.p(*j).bth.psn == p.bth.psn)
+        cand.emplace_back(i, *j);
+    }
+  }
+  std::sort(cand.begin(), cand.end());
+  const auto [req, ack] = cand[c.pick(cand.size())];
+  const ParsedFrame& a = c.p(ack);
+  wire::Bth bth = a.bth;
+  bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
+  bth.padcnt = 0;
+  std::vector<std::uint8_t> transport = bth_bytes(bth);
+  transport.resize(wire::kBthLen + 4);
+  wire::write_aeth(wire::MutableByteSpan(transport).subspan(wire::kBthLen), a.aeth);
+  Frame f = detail::rebuild(c.in.frames[ack], detail::offsets_of(a), transport);
+  f.ts_ns = ts_between(c.in, req, 1, 2);
+  w.insert_after(req, std::move(f),
+                 fmt::format("RC_RDMA_READ_RESPONSE_ONLY PSN {} MSN {} for {} (input frame {})",
+                             bth.psn, a.aeth.msn, detail::describe(c.p(req)), req + 1));
+}
+
+// R_Key checks are not made for a zero-length RDMA access (IBA Vol. 1 chapter 9, R_Key checks;
+// spec-notes §4.4): an RDMA WRITE ONLY that an ACK of its own PSN answers is made zero-length
+// (its payload dropped, RETH DMA length 0), the ACK becomes a NAK remote access error, and the
+// QP pair's traffic after it is removed.
+void zero_length_nak(Ctx& c, Work& w) {
+  std::vector<std::pair<std::size_t, std::size_t>> cand;  // WRITE, its ACK
+  for (const Flow& q : c.a.flows) {
+    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
+    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
+    for (std::size_t i : q.frames) {
+      const ParsedFrame& p = c.p(i);
+      if (p.op->operation != wire::Operation::WRITE || p.op->position != wire::Position::ONLY ||
+          resent(c, q, i))
+        continue;
+      const std::optional<std::size_t> j = first_response_from(c, r, i, p.bth.psn);
+      if (j && is_ack_op(c.p(*j)) && aeth_kind(c.p(*j)) == wire::AethKind::ACK &&
+          c.p(*j).bth.psn == p.bth.psn)
+        cand.emplace_back(i, *j);
+    }
+  }
+  std::sort(cand.begin(), cand.end());
+  const auto [req, ack] = cand[c.pick(cand.size())];
+  const ParsedFrame& p = c.p(req);
+  Frame& f = w.at(req).frame;
+  const Offsets o = detail::offsets_of(p);
+  if (p.payload_len > 0 || p.bth.padcnt > 0) {
+    detail::splice(f, o, p.payload_off, p.payload_len + p.bth.padcnt, {});
+    add(w.at(req), "payload_len", std::to_string(p.payload_len), "0");
+  }
+  wire::Reth reth = p.reth;
+  reth.dmalen = 0;
+  wire::write_reth(span_at(f, hdr_off(p, wire::Header::Reth)), reth);
+  wire::Bth bth = p.bth;
+  bth.padcnt = 0;
+  wire::write_bth(span_at(f, o.bth_off), bth);
+  detail::refresh(f, o);
+  if (p.reth.dmalen != 0) add(w.at(req), "reth.dmalen", std::to_string(p.reth.dmalen), "0");
+  access_nak_in_place(c, w, ack, (c.p(ack).aeth.msn - 1) & wire::kMask24);
+  cut_after(c, w, *c.a.flow_of(req), ack);
+}
+
+// A NAK PSN sequence error calls for a resend from its PSN (IBA Vol. 1 §9.7.6.1.3, chapter 9,
+// go-back-N; spec-notes §4.3, §5.3): after a NAK PSN sequence error that came while no resend was
+// under way, the QP pair's traffic is removed and, 50 ms after the NAK, a copy of the QP's last
+// request is sent with the next new PSN: the requester ignored the NAK.
+void ignored_nak(Ctx& c, Work& w) {
+  const auto seq_nak = static_cast<std::uint8_t>(wire::NakCode::PSN_SEQUENCE_ERROR);
+  struct Cand {
+    std::size_t nak;
+    std::size_t last_req;
+  };
+  std::vector<Cand> cand;
+  for (std::size_t n = 0; n < c.in.frames.size(); ++n) {
+    if (!c.a.is_response(n) || !is_ack_op(c.p(n)) || aeth_kind(c.p(n)) != wire::AethKind::NAK ||
+        wire::aeth_value(c.p(n).aeth.syndrome) != seq_nak || c.a.peer_of(n) == nullptr)
+      continue;
+    const Flow& q = *c.a.peer_of(n);
+    // No go-back-N or timeout resend before the NAK: each request so far carried new PSNs.
+    std::optional<std::size_t> last;
+    std::optional<std::uint32_t> highest;
+    bool resend = false;
+    for (std::size_t i : q.frames) {
+      if (i > n) break;
+      if (highest && detail::psn_diff(c.p(i).bth.psn, *highest) <= 0) resend = true;
+      highest = last_psn(c, q, i);
+      last = i;
+    }
+    if (last && !resend) cand.push_back(Cand{n, *last});
+  }
+  const Cand pick = cand[c.pick(cand.size())];
+  const Flow& q = *c.a.peer_of(pick.nak);
+  const std::uint32_t next = next_new_psn(c, q, pick.nak);
+  cut_after(c, w, q, pick.nak);
+  const ParsedFrame& p = c.p(pick.last_req);
+  Frame f = c.in.frames[pick.last_req];
+  f.ts_ns = c.in.frames[pick.nak].ts_ns + kAfterFatalNs;
+  const Offsets o = detail::offsets_of(p);
+  wire::Bth bth = p.bth;
+  bth.psn = next;
+  wire::write_bth(span_at(f, o.bth_off), bth);
+  detail::refresh(f, o);
+  const std::size_t anchor = w.anchor_for(pick.nak, f.ts_ns);
+  w.insert_after(anchor, std::move(f),
+                 fmt::format("copy of input frame {} with PSN {}, 50 ms after the NAK PSN "
+                             "sequence error (input frame {}), nothing resent",
+                             pick.last_req + 1, next, pick.nak + 1));
 }
 
 // --- controls ----------------------------------------------------------------------------------

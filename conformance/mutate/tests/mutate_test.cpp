@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -420,6 +421,109 @@ TEST(Mutate, UdpLengthShortEndsTheDatagramAtItsHeader) {
   out[at] = in[at];
   out[at + 1] = in[at + 1];
   EXPECT_EQ(out, in);
+}
+
+TEST(Mutate, ReadResponseStrayAnswersASendOrWriteWithAReadResponse) {
+  const Mutant m = run("rc_send_bw_10000_mtu1024", Kind::read_response_stray, 2);
+  const std::size_t k = one_touched(m);
+  EXPECT_EQ(m.inserted, 1u);
+  EXPECT_EQ(m.removed, 0u);
+  EXPECT_EQ(m.r.origin[k], -1);
+  ASSERT_GT(k, 0u);
+  const ParsedFrame& resp = m.out(k);
+  const ParsedFrame& req = m.out(k - 1);  // inserted right after its request
+  EXPECT_EQ(resp.op->value, wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY));
+  EXPECT_EQ(resp.payload_len, 0u);
+  EXPECT_EQ(resp.bth.psn, req.bth.psn);
+  EXPECT_TRUE(req.op->operation == wire::Operation::SEND ||
+              req.op->operation == wire::Operation::WRITE);
+  EXPECT_TRUE(req.op->ends_message());
+  EXPECT_EQ(wire::aeth_kind(resp.aeth.syndrome), wire::AethKind::ACK);
+  // Toward the requester: the addresses of the request swapped.
+  EXPECT_EQ(resp.ip.src, req.ip.dst);
+  EXPECT_EQ(resp.ip.dst, req.ip.src);
+  // The ACK that answers the same PSN comes later with the same MSN.
+  bool acked = false;
+  for (std::size_t j = k + 1; j < m.out_dec.size() && !acked; ++j)
+    acked = m.out(j).has_bth && m.out(j).op->operation == wire::Operation::ACK &&
+            m.out(j).bth.psn == resp.bth.psn && m.out(j).aeth.msn == resp.aeth.msn;
+  EXPECT_TRUE(acked);
+}
+
+// Seed 2 picks a WRITE with payload, seed 1 the capture's zero-length WRITE with immediate,
+// whose request stays as it was.
+TEST(Mutate, ZeroLengthNakRefusesAnEmptyWriteAndCutsTheQp) {
+  for (const std::uint64_t seed : {std::uint64_t{1}, std::uint64_t{2}}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const Mutant m = run("rc_ops_mtu4096", Kind::zero_length_nak, seed);
+    EXPECT_EQ(m.inserted, 0u);
+    EXPECT_GT(m.removed, 0u);
+    const std::size_t n = *m.touched.rbegin();
+    const ParsedFrame& nak = m.out(n);
+    EXPECT_EQ(nak.aeth.syndrome, wire::nak_syndrome(wire::NakCode::REMOTE_ACCESS_ERROR));
+    EXPECT_EQ(wire::aeth_kind(m.orig(n).aeth.syndrome), wire::AethKind::ACK);
+    EXPECT_EQ(nak.aeth.msn, (m.orig(n).aeth.msn - 1) & wire::kMask24);
+    // The WRITE it refuses: the last request before it with its PSN.
+    std::optional<std::size_t> w;
+    for (std::size_t j = 0; j < n; ++j)
+      if (m.out(j).has_bth && m.out(j).bth.psn == nak.bth.psn && m.out(j).ip.src == nak.ip.dst)
+        w = j;
+    ASSERT_TRUE(w.has_value());
+    const ParsedFrame& write = m.out(*w);
+    EXPECT_EQ(write.op->operation, wire::Operation::WRITE);
+    EXPECT_EQ(write.op->position, wire::Position::ONLY);
+    EXPECT_EQ(write.reth.dmalen, 0u);
+    EXPECT_EQ(write.payload_len, 0u);
+    EXPECT_EQ(write.bth.padcnt, 0u);
+    // Everything else of the WRITE is the original's; it was touched only if it carried data.
+    EXPECT_EQ(write.reth.rkey, m.orig(*w).reth.rkey);
+    EXPECT_EQ(write.reth.va, m.orig(*w).reth.va);
+    EXPECT_EQ(m.touched.count(*w), m.orig(*w).reth.dmalen > 0 ? 1u : 0u);
+    EXPECT_EQ(m.touched.size(), m.orig(*w).reth.dmalen > 0 ? 2u : 1u);
+    EXPECT_EQ(m.orig(*w).reth.dmalen > 0, seed == 2);
+    // The QP pair's traffic ends with the NAK; the other QP pair's goes on (both QPs are 0x2f:
+    // requests and responses are told by their opcodes).
+    bool others = false;
+    for (std::size_t j = n + 1; j < m.out_dec.size(); ++j) {
+      const ParsedFrame& p = m.out(j);
+      const bool is_response = p.op->operation == wire::Operation::ACK ||
+                               p.op->operation == wire::Operation::READ_RESPONSE ||
+                               p.op->operation == wire::Operation::ATOMIC_ACK;
+      const bool request = !is_response && p.ip.src == write.ip.src && p.bth.dqpn == write.bth.dqpn;
+      const bool response = is_response && p.ip.src == nak.ip.src && p.bth.dqpn == nak.bth.dqpn;
+      EXPECT_FALSE(request || response) << "output frame " << j + 1;
+      others = others || !(request || response);
+    }
+    EXPECT_TRUE(others);
+  }
+}
+
+// Both QPs of this capture are numbered 0x3a: the directions are told by their addresses.
+TEST(Mutate, IgnoredNakSendsANewPsnAfterASequenceNakAndNoResend) {
+  const Mutant m = run("rc_write_bw_10000_mtu1024_loss5", Kind::ignored_nak);
+  EXPECT_EQ(m.inserted, 1u);
+  EXPECT_GT(m.removed, 0u);
+  const std::size_t k = one_touched(m);
+  EXPECT_EQ(m.r.origin[k], -1);
+  // The NAK PSN sequence error toward the copy's sender before it, 50 ms earlier, with nothing
+  // of the QP pair between; the copy's PSN is new: past every PSN its sender used before.
+  const ParsedFrame& copy = m.out(k);
+  std::optional<std::size_t> nak;
+  for (std::size_t j = 0; j < k; ++j) {
+    const ParsedFrame& p = m.out(j);
+    if (!p.has_bth) continue;
+    if (p.ip.src == copy.ip.dst &&
+        p.aeth.syndrome == wire::nak_syndrome(wire::NakCode::PSN_SEQUENCE_ERROR))
+      nak = j;
+    if (p.ip.src == copy.ip.src) {
+      const std::uint32_t behind = (copy.bth.psn - p.bth.psn) & wire::kMask24;
+      EXPECT_TRUE(behind > 0 && behind < 0x800000u) << j;
+    }
+  }
+  ASSERT_TRUE(nak.has_value());
+  EXPECT_EQ(m.r.capture.frames[k].ts_ns, m.r.capture.frames[*nak].ts_ns + 50'000'000);
+  EXPECT_EQ(*nak + 1, k);
+  EXPECT_EQ(k + 1, m.r.capture.frames.size());
 }
 
 TEST(Mutate, CnpUnmarkedInsertsACnpToTheRequester) {
