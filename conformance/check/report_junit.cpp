@@ -203,11 +203,13 @@ void write_junit(const Report& r, std::ostream& out) {
   // allow a full check.
   Case overall;
   std::string reasons;
+  if (r.roce_frames == 0) reasons = std::string(kNoRoceFrames) + "\n";
   for (const Note& n : r.notes)
     reasons += fmt::format("{} ({}{}): {}\n", to_string(n.kind), file_text(r, n.file),
                            n.frame == 0 ? "" : fmt::format(" frame {}", n.frame), n.message);
   overall.body = "    <testcase classname=\"rocecert\" name=\"verdict\">\n";
-  const std::string message = fmt::format("verdict {}", to_string(r.verdict));
+  std::string message = fmt::format("verdict {}", to_string(r.verdict));
+  if (r.roce_frames == 0) message += fmt::format(": {}", kNoRoceFrames);
   if (r.verdict == Verdict::FAIL) {
     overall.failed = true;
     overall.body += fmt::format("      <failure message=\"{}\" type=\"verdict\"/>\n", xml(message));

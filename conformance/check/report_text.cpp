@@ -159,7 +159,7 @@ void write_text(const Report& r, std::ostream& out, const TextOptions& opts) {
     const std::size_t n = per_verdict[static_cast<std::size_t>(v)];
     if (n > 0) parts += fmt::format("{}{} {}", parts.empty() ? "" : ", ", n, to_string(v));
   }
-  if (r.roce_frames == 0) out << "no RoCEv2 frame in the capture: nothing was judged\n";
+  if (r.roce_frames == 0) out << kNoRoceFrames << "\n";
   out << fmt::format("verdict: {} ({} connection{}{}{})\n", to_string(r.verdict),
                      r.connections.size(), r.connections.size() == 1 ? "" : "s",
                      parts.empty() ? "" : ": ", parts);

@@ -113,33 +113,39 @@ KeyEpochs::KeyEpochs(const Events* events, std::int64_t tolerance_ns)
                 [](const auto& kv) { return !kv.second.untimed && kv.second.times.empty(); });
 }
 
+// How many of the log's changes of a key came before `ts`; nullopt within the tolerance of one,
+// where which side of it the access fell on is not known.
+std::optional<std::size_t> KeyEpochs::changes_before(const Logged& l, std::int64_t ts) const {
+  const auto after = std::upper_bound(l.times.begin(), l.times.end(), ts);
+  if (after != l.times.end() && *after - ts <= tolerance_ns_) return std::nullopt;
+  if (after != l.times.begin() && ts - *std::prev(after) <= tolerance_ns_) return std::nullopt;
+  return static_cast<std::size_t>(after - l.times.begin());
+}
+
+const KeyEpochs::Logged* KeyEpochs::logged(const IpAddr& host, std::uint32_t rkey) const {
+  if (logged_.empty()) return nullptr;
+  const auto it = logged_.find({host.b, rkey});
+  return it == logged_.end() ? nullptr : &it->second;
+}
+
 std::uint32_t KeyEpochs::get(const IpAddr& host, std::uint32_t rkey, std::int64_t ts) const {
   // The wire's generation in the high bits, the log's changes before `ts` in the low 12.
   std::uint32_t wire = 0;
   if (!gen_.empty())
     if (const auto it = gen_.find({host.b, rkey}); it != gen_.end()) wire = it->second;
-  if (logged_.empty()) return wire << 12;
-  const auto it = logged_.find({host.b, rkey});
-  if (it == logged_.end()) return wire << 12;
-  const Logged& l = it->second;
-  if (l.untimed) return kUnjudged;
-  const auto after = std::upper_bound(l.times.begin(), l.times.end(), ts);
-  // Near a change, which side of it the access fell on is not known.
-  if (after != l.times.end() && *after - ts <= tolerance_ns_) return kUnjudged;
-  if (after != l.times.begin() && ts - *std::prev(after) <= tolerance_ns_) return kUnjudged;
-  const auto before = static_cast<std::uint32_t>(after - l.times.begin());
-  return before >= 4096 ? kUnjudged : (wire << 12) | before;
+  const Logged* l = logged(host, rkey);
+  if (l == nullptr) return wire << 12;
+  if (l->untimed) return kUnjudged;
+  const std::optional<std::size_t> before = changes_before(*l, ts);
+  return !before || *before >= 4096 ? kUnjudged
+                                    : (wire << 12) | static_cast<std::uint32_t>(*before);
 }
+
 bool KeyEpochs::dead(const IpAddr& host, std::uint32_t rkey, std::int64_t ts) const {
-  if (logged_.empty()) return false;
-  const auto it = logged_.find({host.b, rkey});
-  if (it == logged_.end() || it->second.untimed) return false;
-  const Logged& l = it->second;
-  const auto after = std::upper_bound(l.times.begin(), l.times.end(), ts);
-  if (after == l.times.begin()) return false;
-  if (after != l.times.end() && *after - ts <= tolerance_ns_) return false;
-  if (ts - *std::prev(after) <= tolerance_ns_) return false;
-  return l.kills[static_cast<std::size_t>(std::prev(after) - l.times.begin())];
+  const Logged* l = logged(host, rkey);
+  if (l == nullptr || l->untimed) return false;
+  const std::optional<std::size_t> before = changes_before(*l, ts);
+  return before && *before > 0 && l->kills[*before - 1];
 }
 
 void KeyEpochs::invalidate(const IpAddr& host, std::uint32_t rkey) {
@@ -416,12 +422,18 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
   r.icrc = p.icrc;
   r.tx_ts = p.ts;
   if (transport_ != wire::Transport::RC) return;
-  const std::uint32_t host_epoch_rkey = p.key_epoch;
+  // The access a request starts: its kind, last PSN (when known), key and range, with the key's
+  // generation, frame and state that every access of this request carries.
+  auto access = [&p](Access kind, std::optional<std::uint32_t> last, std::uint32_t rkey,
+                     std::uint64_t va, std::uint32_t len) {
+    PendingAccess a{kind, p.psn(), last, rkey, va, len, p.key_epoch, p.frame};
+    a.key_dead = p.key_dead;
+    return a;
+  };
   if (op.operation == Operation::WRITE && op.starts_message()) {
-    PendingAccess a{Access::Write, p.psn(),         std::nullopt, p.reth.rkey, p.reth.va,
-                    p.reth.dmalen, host_epoch_rkey, p.frame,      false,       p.key_dead};
-    if (op.ends_message()) a.last = p.psn();
-    accesses_.push_back(a);
+    const std::optional<std::uint32_t> last =
+        op.ends_message() ? std::optional<std::uint32_t>(p.psn()) : std::nullopt;
+    accesses_.push_back(access(Access::Write, last, p.reth.rkey, p.reth.va, p.reth.dmalen));
   } else if (op.operation == Operation::WRITE && op.ends_message()) {
     for (auto it = accesses_.rbegin(); it != accesses_.rend(); ++it)
       if (it->kind == Access::Write && !it->last) {
@@ -429,21 +441,17 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
         break;
       }
   } else if (op.operation == Operation::READ_REQUEST) {
-    accesses_.push_back({Access::Read, p.psn(), p.psn(), p.reth.rkey, p.reth.va, p.reth.dmalen,
-                         host_epoch_rkey, p.frame, false, p.key_dead});
+    accesses_.push_back(access(Access::Read, p.psn(), p.reth.rkey, p.reth.va, p.reth.dmalen));
   } else if (is_atomic(op.operation)) {
-    accesses_.push_back({Access::Atomic, p.psn(), p.psn(), p.atomic.rkey, p.atomic.va, 8,
-                         host_epoch_rkey, p.frame, false, p.key_dead});
+    accesses_.push_back(access(Access::Atomic, p.psn(), p.atomic.rkey, p.atomic.va, 8));
   } else if (op.operation == Operation::ATOMIC_WRITE) {
     // Eight bytes written with the REMOTE_WRITE right (docs/spec-notes.md §8.4): for the keys,
     // a one-packet RDMA WRITE, granted by its answer or any answer past it.
-    accesses_.push_back({Access::Write, p.psn(), p.psn(), p.reth.rkey, p.reth.va, 8,
-                         host_epoch_rkey, p.frame, false, p.key_dead});
+    accesses_.push_back(access(Access::Write, p.psn(), p.reth.rkey, p.reth.va, 8));
   } else if (op.operation == Operation::FLUSH) {
     // The FLUSH right of each placement it asks, on [VA, VA + length) or the whole region
     // (docs/spec-notes.md §8.4); granted, like an ATOMIC WRITE, by its answer or one past it.
-    PendingAccess a{Access::Flush, p.psn(),         p.psn(), p.reth.rkey, p.reth.va,
-                    p.reth.dmalen, host_epoch_rkey, p.frame, false,       p.key_dead};
+    PendingAccess a = access(Access::Flush, p.psn(), p.reth.rkey, p.reth.va, p.reth.dmalen);
     a.placement = p.feth.placement;
     a.whole_region = p.feth.selectivity == 1;
     accesses_.push_back(a);

@@ -55,6 +55,8 @@ class KeyEpochs {
     std::vector<bool> kills;          // beside times: a deregistration or an invalidation
     bool untimed = false;
   };
+  const Logged* logged(const IpAddr& host, std::uint32_t rkey) const;
+  std::optional<std::size_t> changes_before(const Logged& l, std::int64_t ts) const;
   std::unordered_map<Key, std::uint32_t, Hash> gen_;
   std::unordered_map<Key, Logged, Hash> logged_;
   std::int64_t tolerance_ns_ = 0;

@@ -2,8 +2,11 @@
 // is caught by exactly the rule it breaks, and capture gaps are explained, never failed.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include "conversation.h"
 #include "rocecert/check/events.h"
+#include "rocecert/check/report_io.h"
 
 namespace rocecert::testing {
 namespace {
@@ -723,6 +726,15 @@ TEST(CheckRules, ACaptureWithoutRoceFramesIsInconclusive) {
   const check::Report r = Conversation().check(strict());
   EXPECT_EQ(r.roce_frames, 0u);
   EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE);
+  // Every report says why: the text in its summary, JUnit in the skipped verdict's message.
+  std::ostringstream text, junit;
+  check::write_text(r, text);
+  check::write_junit(r, junit);
+  EXPECT_NE(text.str().find("no RoCEv2 frame in the capture"), std::string::npos) << text.str();
+  EXPECT_NE(junit.str().find("<skipped message=\"verdict INCONCLUSIVE: no RoCEv2 frame in the "
+                             "capture: nothing was judged\"/>"),
+            std::string::npos)
+      << junit.str();
 }
 
 TEST(CheckRules, EachDeviationAppliedIsNotedWithItsJustification) {

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "rocecert/check/catalog.h"
@@ -117,6 +118,10 @@ struct Report {
   // Recomputes every verdict from the violations and notes (after merge or a profile change).
   void settle();
 };
+
+// Why a report with no RoCEv2 frame is INCONCLUSIVE (settle), as the text and JUnit reports say.
+inline constexpr std::string_view kNoRoceFrames =
+    "no RoCEv2 frame in the capture: nothing was judged";
 
 // The report's violations and notes grouped by connection, each group in the report's order;
 // the group at index connections.size() holds those of no connection. The writers go through a
