@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <string_view>
 
 #include "internal.h"
 
@@ -17,6 +18,9 @@ struct Bug {
   std::vector<std::string> clauses;
   Pair pair;
   std::function<void(json& steps)> stimulus;
+  // The status it expects differs between the error profiles: one twin each (`-iba-00`,
+  // `-rxe-00`), as in the errors area, so that a device judged against either has its vector.
+  bool both_profiles = false;
 };
 
 std::vector<Bug> bugs() {
@@ -76,7 +80,8 @@ std::vector<Bug> bugs() {
        "fix abe31d25facd)",
        {"IBA Vol. 1 §10.6 (local key check), §11.4.2.1", "docs/spec-notes.md §5.5, §5.7"},
        Pair{},
-       [](json& s) { s.push_back(post("qpA", wr("SEND", bad_sge(64), 1, false))); }},
+       [](json& s) { s.push_back(post("qpA", wr("SEND", bad_sge(64), 1, false))); },
+       true},
       {"zero-length-read",
        "an RDMA READ of zero bytes is answered by one empty READ RESPONSE ONLY and completes "
        "(broken by an rdma-core change: PR #1268)",
@@ -160,12 +165,17 @@ std::vector<Bug> bugs() {
 std::vector<Generated> bug_vectors() {
   std::vector<Generated> out;
   for (const Bug& b : bugs()) {
-    Vector v;
-    v.id = fmt::format("bugs/{}-00", b.slug);
-    v.objective = b.objective;
-    v.clauses = b.clauses;
-    v.capabilities = {"RC"};
-    out.push_back(pair_vector(std::move(v), b.pair, "RXE", b.stimulus));
+    for (const char* profile : {"IBA", "RXE"}) {
+      if (!b.both_profiles && std::string_view(profile) != "RXE") continue;
+      Vector v;
+      v.id = b.both_profiles ? fmt::format("bugs/{}-{}-00", b.slug, lower(profile))
+                             : fmt::format("bugs/{}-00", b.slug);
+      v.objective = b.both_profiles ? fmt::format("{}, error profile {}", b.objective, profile)
+                                    : std::string(b.objective);
+      v.clauses = b.clauses;
+      v.capabilities = {"RC"};
+      out.push_back(pair_vector(std::move(v), b.pair, profile, b.stimulus));
+    }
   }
   return out;
 }

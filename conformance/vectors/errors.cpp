@@ -432,12 +432,6 @@ std::vector<Recipe> recipes() {
   };
 }
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 }  // namespace
 
 std::vector<Generated> error_vectors() {

@@ -7,6 +7,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,8 @@ using json = nlohmann::ordered_json;
 inline constexpr const char* kQkey = "0x11111111";
 
 std::string transport_name(wire::Transport t);
+// ASCII lower case, for ids ("IBA" -> "iba").
+std::string lower(std::string_view s);
 json adapter(const char* name, const char* mac, const char* ip, const json& profile,
              std::uint32_t mtu = 1024);
 json step(std::initializer_list<std::pair<const std::string, json>> fields);

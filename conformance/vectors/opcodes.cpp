@@ -35,7 +35,8 @@ struct Recipe {
   std::string slug;  // the objective in the id: "rc-send-with-imm-3mtu"
 };
 
-std::string lower(std::string s) {
+// An id's part: lower case, '_' as '-' ("SEND_WITH_IMM" -> "send-with-imm").
+std::string id_part(std::string s) {
   for (char& c : s) {
     if (c == '_') c = '-';
     c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -80,7 +81,7 @@ std::optional<Recipe> recipe_for(const wire::OpcodeInfo& op) {
       return std::nullopt;
   }
   return Recipe{t, wr, len,
-                lower(transport_name(t) + "-" + wr) + (len == kShort ? "-1pkt" : "-3mtu")};
+                id_part(transport_name(t) + "-" + wr) + (len == kShort ? "-1pkt" : "-3mtu")};
 }
 
 json scenario_for(const Recipe& r) {

@@ -2,6 +2,7 @@
 // QP states recorded, then written with those as its `expect` step and run once more.
 #include <fmt/format.h>
 
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -17,6 +18,12 @@
 namespace rocecert::vectors::detail {
 
 using wire::Transport;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
 
 std::string transport_name(Transport t) {
   switch (t) {

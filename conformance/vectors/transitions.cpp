@@ -87,12 +87,6 @@ constexpr AttrBit kExtraCandidates[] = {AttrBit::SQ_PSN,        AttrBit::RQ_PSN,
                                         AttrBit::RETRY_CNT,     AttrBit::PKEY_INDEX,
                                         AttrBit::ACCESS_FLAGS};
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // The legal steps from RESET to `state` (SQE: RTS, then a send that fails locally).
 std::vector<QpState> path_to(QpState state) {
   switch (state) {

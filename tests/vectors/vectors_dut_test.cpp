@@ -166,9 +166,9 @@ TEST(DutPlugin, EachBugVectorFailsOnADeviceWithItsBug) {
        {}},
       {"no_error_wc_unsignaled",
        "A",
-       "bugs/invalid-lkey-error-completion-00",
+       "bugs/invalid-lkey-error-completion-rxe-00",
        "missing: CQ \"cqA\" had 0 completions",
-       {}},
+       {"bugs/invalid-lkey-error-completion-iba-00"}},
       {"accept_recv_in_reset",
        "B",
        "bugs/post-recv-in-reset-00",
@@ -192,7 +192,7 @@ TEST(DutPlugin, EachBugVectorFailsOnADeviceWithItsBug) {
   };
   std::vector<vec::Loaded> bugs;
   for (const std::string& path : vec::find(kSet + "/bugs")) bugs.push_back(vec::load(path));
-  ASSERT_EQ(bugs.size(), 8u);
+  ASSERT_EQ(bugs.size(), 9u);
   std::set<std::string> covered;
   for (const Case& c : cases) {
     const std::unique_ptr<DutPlugin> faulty = DutPlugin::load(kModelDut + "," + c.fault);
