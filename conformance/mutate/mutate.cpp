@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <optional>
+#include <string_view>
 #include <utility>
 
 #include "rocecert/mutate/mutate.h"
@@ -169,9 +170,40 @@ std::optional<std::size_t> first_response_from(const Ctx& c, const Flow& r, std:
   return std::nullopt;
 }
 
+// The RC requests for which `want` holds, sent once, whose first answer is an ACK of their own
+// PSN, with that ACK: (request, ACK) in capture order.
+std::vector<std::pair<std::size_t, std::size_t>> acked_on_their_psn(
+    const Ctx& c, const std::function<bool(const ParsedFrame&)>& want) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  for (const Flow& q : c.a.flows) {
+    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
+    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
+    for (std::size_t i : q.frames) {
+      const ParsedFrame& p = c.p(i);
+      if (!want(p) || resent(c, q, i)) continue;
+      const std::optional<std::size_t> j = first_response_from(c, r, i, p.bth.psn);
+      if (j && is_ack_op(c.p(*j)) && aeth_kind(c.p(*j)) == wire::AethKind::ACK &&
+          c.p(*j).bth.psn == p.bth.psn)
+        out.emplace_back(i, *j);
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<std::uint8_t> bth_bytes(const wire::Bth& b) {
   std::vector<std::uint8_t> out(wire::kBthLen);
   wire::write_bth(out, b);
+  return out;
+}
+
+// A response without payload: `bth` with opcode `op` and no pad, then `aeth`.
+std::vector<std::uint8_t> bth_aeth(wire::Bth bth, wire::Opcode op, wire::Aeth aeth) {
+  bth.opcode = wire::to_u8(op);
+  bth.padcnt = 0;
+  std::vector<std::uint8_t> out = bth_bytes(bth);
+  out.resize(wire::kBthLen + 4);
+  wire::write_aeth(wire::MutableByteSpan(out).subspan(wire::kBthLen), aeth);
   return out;
 }
 
@@ -227,13 +259,8 @@ bool invalidated_between(const Ctx& c, const detail::FlowKey& dst, std::uint32_t
 void access_nak_in_place(Ctx& c, Work& w, std::size_t resp, std::uint32_t msn) {
   const std::uint8_t access_nak = wire::nak_syndrome(wire::NakCode::REMOTE_ACCESS_ERROR);
   const ParsedFrame& p = c.p(resp);
-  wire::Bth bth = p.bth;
-  bth.opcode = wire::to_u8(wire::Opcode::RC_ACKNOWLEDGE);
-  bth.padcnt = 0;
-  std::vector<std::uint8_t> transport = bth_bytes(bth);
-  transport.resize(wire::kBthLen + 4);
-  wire::write_aeth(wire::MutableByteSpan(transport).subspan(wire::kBthLen),
-                   wire::Aeth{access_nak, msn});
+  const std::vector<std::uint8_t> transport =
+      bth_aeth(p.bth, wire::Opcode::RC_ACKNOWLEDGE, wire::Aeth{access_nak, msn});
   detail::Entry& e = w.at(resp);
   e.frame = detail::rebuild(c.in.frames[resp], detail::offsets_of(p), transport);
   if (p.op->operation != wire::Operation::ACK)
@@ -615,6 +642,24 @@ void msn_jump(Ctx& c, Work& w) {
   add(w.at(i), "aeth.msn", std::to_string(p.aeth.msn), std::to_string(msn));
 }
 
+// A copy of request frame `req` with PSN `psn`, inserted 50 ms after NAK frame `nak`.
+void copy_after_nak(Ctx& c, Work& w, std::size_t req, std::uint32_t psn, std::size_t nak,
+                    std::string_view nak_name) {
+  const ParsedFrame& p = c.p(req);
+  Frame f = c.in.frames[req];
+  f.ts_ns = c.in.frames[nak].ts_ns + kAfterFatalNs;
+  const Offsets o = detail::offsets_of(p);
+  wire::Bth bth = p.bth;
+  bth.psn = psn;
+  wire::write_bth(span_at(f, o.bth_off), bth);
+  detail::refresh(f, o);
+  const std::size_t anchor = w.anchor_for(nak, f.ts_ns);
+  w.insert_after(anchor, std::move(f),
+                 fmt::format("copy of input frame {} with PSN {}, 50 ms after the {} (input "
+                             "frame {})",
+                             req + 1, psn, nak_name, nak + 1));
+}
+
 // After a fatal NAK no new request (IBA Vol. 1 chapters 9 and 10; spec-notes §4.3, §6.5).
 void request_after_fatal_nak(Ctx& c, Work& w) {
   struct Cand {
@@ -632,20 +677,7 @@ void request_after_fatal_nak(Ctx& c, Work& w) {
   }
   const Cand pick = cand[c.pick(cand.size())];
   const Flow& q = *c.a.peer_of(pick.nak);
-  const std::uint32_t next = next_new_psn(c, q, c.in.frames.size());
-  const ParsedFrame& p = c.p(pick.last_req);
-  Frame f = c.in.frames[pick.last_req];
-  f.ts_ns = c.in.frames[pick.nak].ts_ns + kAfterFatalNs;
-  const Offsets o = detail::offsets_of(p);
-  wire::Bth bth = p.bth;
-  bth.psn = next;
-  wire::write_bth(span_at(f, o.bth_off), bth);
-  detail::refresh(f, o);
-  const std::size_t anchor = w.anchor_for(pick.nak, f.ts_ns);
-  w.insert_after(anchor, std::move(f),
-                 fmt::format("copy of input frame {} with PSN {}, 50 ms after the NAK (input "
-                             "frame {})",
-                             pick.last_req + 1, next, pick.nak + 1));
+  copy_after_nak(c, w, pick.last_req, next_new_psn(c, q, c.in.frames.size()), pick.nak, "NAK");
 }
 
 // PadCnt makes the payload a multiple of 4 (IBA Vol. 1 §9.2; spec-notes §1.7).
@@ -796,35 +828,20 @@ void cnp_unmarked(Ctx& c, Work& w) {
 // §4.6): right after a SEND or WRITE request that ends its message and that an ACK of its
 // own PSN answers, a READ RESPONSE ONLY with that PSN, no payload, the ACK's MSN.
 void read_response_stray(Ctx& c, Work& w) {
-  std::vector<std::pair<std::size_t, std::size_t>> cand;  // request, its ACK
-  for (const Flow& q : c.a.flows) {
-    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
-    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
-    for (std::size_t i : q.frames) {
-      const ParsedFrame& p = c.p(i);
-      const bool data =
-          p.op->operation == wire::Operation::SEND || p.op->operation == wire::Operation::WRITE;
-      if (!data || !p.op->ends_message() || resent(c, q, i)) continue;
-      const std::optional<std::size_t> j = first_response_from(c, r, i, p.bth.psn);
-      if (j && is_ack_op(c.p(*j)) && aeth_kind(c.p(*j)) == wire::AethKind::ACK &&
-          c.p(*j).bth.psn == p.bth.psn)
-        cand.emplace_back(i, *j);
-    }
-  }
-  std::sort(cand.begin(), cand.end());
+  const auto cand = acked_on_their_psn(c, [](const ParsedFrame& p) {
+    return (p.op->operation == wire::Operation::SEND ||
+            p.op->operation == wire::Operation::WRITE) &&
+           p.op->ends_message();
+  });
   const auto [req, ack] = cand[c.pick(cand.size())];
   const ParsedFrame& a = c.p(ack);
-  wire::Bth bth = a.bth;
-  bth.opcode = wire::to_u8(wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY);
-  bth.padcnt = 0;
-  std::vector<std::uint8_t> transport = bth_bytes(bth);
-  transport.resize(wire::kBthLen + 4);
-  wire::write_aeth(wire::MutableByteSpan(transport).subspan(wire::kBthLen), a.aeth);
+  const std::vector<std::uint8_t> transport =
+      bth_aeth(a.bth, wire::Opcode::RC_RDMA_READ_RESPONSE_ONLY, a.aeth);
   Frame f = detail::rebuild(c.in.frames[ack], detail::offsets_of(a), transport);
   f.ts_ns = ts_between(c.in, req, 1, 2);
   w.insert_after(req, std::move(f),
                  fmt::format("RC_RDMA_READ_RESPONSE_ONLY PSN {} MSN {} for {} (input frame {})",
-                             bth.psn, a.aeth.msn, detail::describe(c.p(req)), req + 1));
+                             a.bth.psn, a.aeth.msn, detail::describe(c.p(req)), req + 1));
 }
 
 // R_Key checks are not made for a zero-length RDMA access (IBA Vol. 1 chapter 9, R_Key checks;
@@ -832,22 +849,9 @@ void read_response_stray(Ctx& c, Work& w) {
 // (its payload dropped, RETH DMA length 0), the ACK becomes a NAK remote access error, and the
 // QP pair's traffic after it is removed.
 void zero_length_nak(Ctx& c, Work& w) {
-  std::vector<std::pair<std::size_t, std::size_t>> cand;  // WRITE, its ACK
-  for (const Flow& q : c.a.flows) {
-    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
-    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
-    for (std::size_t i : q.frames) {
-      const ParsedFrame& p = c.p(i);
-      if (p.op->operation != wire::Operation::WRITE || p.op->position != wire::Position::ONLY ||
-          resent(c, q, i))
-        continue;
-      const std::optional<std::size_t> j = first_response_from(c, r, i, p.bth.psn);
-      if (j && is_ack_op(c.p(*j)) && aeth_kind(c.p(*j)) == wire::AethKind::ACK &&
-          c.p(*j).bth.psn == p.bth.psn)
-        cand.emplace_back(i, *j);
-    }
-  }
-  std::sort(cand.begin(), cand.end());
+  const auto cand = acked_on_their_psn(c, [](const ParsedFrame& p) {
+    return p.op->operation == wire::Operation::WRITE && p.op->position == wire::Position::ONLY;
+  });
   const auto [req, ack] = cand[c.pick(cand.size())];
   const ParsedFrame& p = c.p(req);
   Frame& f = w.at(req).frame;
@@ -900,19 +904,7 @@ void ignored_nak(Ctx& c, Work& w) {
   const Flow& q = *c.a.peer_of(pick.nak);
   const std::uint32_t next = next_new_psn(c, q, pick.nak);
   cut_after(c, w, q, pick.nak);
-  const ParsedFrame& p = c.p(pick.last_req);
-  Frame f = c.in.frames[pick.last_req];
-  f.ts_ns = c.in.frames[pick.nak].ts_ns + kAfterFatalNs;
-  const Offsets o = detail::offsets_of(p);
-  wire::Bth bth = p.bth;
-  bth.psn = next;
-  wire::write_bth(span_at(f, o.bth_off), bth);
-  detail::refresh(f, o);
-  const std::size_t anchor = w.anchor_for(pick.nak, f.ts_ns);
-  w.insert_after(anchor, std::move(f),
-                 fmt::format("copy of input frame {} with PSN {}, 50 ms after the NAK PSN "
-                             "sequence error (input frame {}), nothing resent",
-                             pick.last_req + 1, next, pick.nak + 1));
+  copy_after_nak(c, w, pick.last_req, next, pick.nak, "NAK PSN sequence error");
 }
 
 // --- controls ----------------------------------------------------------------------------------
