@@ -193,6 +193,18 @@ Stream::PsnRec* Stream::rec(std::uint32_t psn) {
   return &recs_[static_cast<std::size_t>(i)];
 }
 
+std::optional<std::uint32_t> Stream::seen_write_end_after(std::uint32_t psn) {
+  // The PSNs after a WRITE FIRST up to its LAST are the message's (IBA Vol. 1 §9.5: one PSN per
+  // packet, in order), whatever order the tap saw them in; anything else seen there is no answer.
+  for (std::uint32_t q = padd(psn, 1);; q = padd(q, 1)) {
+    const PsnRec* r = rec(q);
+    if (r == nullptr || !r->seen || r->read_slot) return std::nullopt;
+    const wire::OpcodeInfo& op = wire::opcode_info(r->opcode);
+    if (op.operation != Operation::WRITE || op.starts_message()) return std::nullopt;
+    if (op.ends_message()) return q;
+  }
+}
+
 std::uint32_t Stream::npkts(std::uint32_t len) const {
   return len == 0 ? 1 : (len + *mtu_ - 1) / *mtu_;
 }
@@ -431,8 +443,10 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
     return a;
   };
   if (op.operation == Operation::WRITE && op.starts_message()) {
+    // A FIRST lost before the tap comes with the go-back-N after the rest of its message: its
+    // LAST may have been shown already.
     const std::optional<std::uint32_t> last =
-        op.ends_message() ? std::optional<std::uint32_t>(p.psn()) : std::nullopt;
+        op.ends_message() ? std::optional<std::uint32_t>(p.psn()) : seen_write_end_after(p.psn());
     accesses_.push_back(access(Access::Write, last, p.reth.rkey, p.reth.va, p.reth.dmalen));
   } else if (op.operation == Operation::WRITE && op.ends_message()) {
     for (auto it = accesses_.rbegin(); it != accesses_.rend(); ++it)
@@ -1275,11 +1289,13 @@ void Stream::on_ack(const Pkt& p) {
       }
       if (code == wire::NakCode::REMOTE_ACCESS_ERROR) {
         // The access the NAK refuses: of those whose PSNs can hold the NAK's, the one that
-        // starts last. An older one whose last packet is still unknown (its LAST seen before its
-        // FIRST, or lost) is not the one: the NAK names the packet in error (IBA Vol. 1 §9.7.5.2).
+        // starts last. One whose last packet is still unknown (lost, or never shown) holds only
+        // its first PSN for this: the key and range are checked on the packet with the RETH, and
+        // the NAK names the packet in error (IBA Vol. 1 §9.7.5.2; rxe_resp.c check_rkey).
         PendingAccess* refused = nullptr;
         for (PendingAccess& a : accesses_)
-          if (!a.resolved && pdiff(psn, a.first) >= 0 && (!a.last || pdiff(psn, *a.last) <= 0) &&
+          if (!a.resolved && pdiff(psn, a.first) >= 0 &&
+              (a.last ? pdiff(psn, *a.last) <= 0 : psn == a.first) &&
               (refused == nullptr || pdiff(a.first, refused->first) > 0))
             refused = &a;
         if (refused != nullptr) {

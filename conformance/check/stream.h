@@ -232,6 +232,9 @@ class Stream {
   void fill_read_slots(ReadReq& rr);
 
   PsnRec* rec(std::uint32_t psn);
+  // The PSN of a WRITE LAST the tap showed before the FIRST at `psn`, the PSNs between all shown
+  // as the same message's; nullopt when not known.
+  std::optional<std::uint32_t> seen_write_end_after(std::uint32_t psn);
   template <class F>
   void for_each_rec(std::uint32_t from, std::uint32_t to, F&& f);  // held PSNs in [from, to)
   static std::string_view access_name(Access k);

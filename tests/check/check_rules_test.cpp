@@ -354,6 +354,73 @@ TEST(CheckRules, AccessGrantedAfterALoggedDeregistrationFails) {
             0u);
 }
 
+// A WRITE FIRST lost before the tap: its MIDDLE and LAST reach the tap, the NAK PSN sequence
+// error brings the whole message again, an ACK covers it. A later WRITE with another rkey is
+// refused and the link duplicates that NAK: the duplicate refuses nothing more. The first WRITE,
+// whose LAST the tap showed before its FIRST, must not be taken for the refused access (a
+// corpus seed once made key.static and z3.key fail this correct traffic).
+TEST(CheckRules, ADuplicateNakDoesNotRefuseAWriteWhoseFirstCameAfterItsLast) {
+  Conversation c;
+  auto write = [&c](wire::Opcode op, std::uint32_t psn) {
+    wire::FrameSpec w = c.make(true, op, Conversation::kQpB, psn, 1024);
+    if (op == wire::Opcode::RC_RDMA_WRITE_FIRST) w.reth = {0x1000, 7, 3072};
+    c.send(w);
+  };
+  // Two grants of rkey 7 on both sides of the first WRITE's range: a refusal of that range
+  // would contradict them (z3.key).
+  for (const auto& [psn, va] : {std::pair<std::uint32_t, std::uint64_t>{98, 0x800}, {99, 0x2000}}) {
+    wire::FrameSpec w = c.make(true, wire::Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, psn, 64);
+    w.reth = {va, 7, 64};
+    c.send(w);
+    c.ack(psn, psn - 97);
+  }
+  write(wire::Opcode::RC_RDMA_WRITE_MIDDLE, 101);  // the FIRST (100) lost before the tap
+  write(wire::Opcode::RC_RDMA_WRITE_LAST, 102);
+  c.ack(100, 2, 0x60);  // NAK PSN sequence error
+  write(wire::Opcode::RC_RDMA_WRITE_FIRST, 100);
+  write(wire::Opcode::RC_RDMA_WRITE_MIDDLE, 101);
+  write(wire::Opcode::RC_RDMA_WRITE_LAST, 102);
+  c.ack(102, 3);
+  wire::FrameSpec bad = c.make(true, wire::Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 103, 64);
+  bad.reth = {0x9000, 9, 64};
+  c.send(bad);
+  c.ack(103, 3, 0x62);  // NAK remote access error
+  c.ack(103, 3, 0x62);  // the same NAK, duplicated by the link
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+}
+
+// The tap misses the rest of a WRITE (its MIDDLE and LAST); the next WRITE, with another rkey,
+// is refused and the link duplicates the NAK. The WRITE whose last packet is unknown holds only
+// its first PSN for a refusal: the duplicate refuses nothing more.
+TEST(CheckRules, ADuplicateNakDoesNotRefuseAWriteWhoseLastIsUnknown) {
+  Conversation c;
+  for (const auto& [psn, va] : {std::pair<std::uint32_t, std::uint64_t>{98, 0x800}, {99, 0x2000}}) {
+    wire::FrameSpec w = c.make(true, wire::Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, psn, 64);
+    w.reth = {va, 7, 64};
+    c.send(w);
+    c.ack(psn, psn - 97);
+  }
+  wire::FrameSpec first =
+      c.make(true, wire::Opcode::RC_RDMA_WRITE_FIRST, Conversation::kQpB, 100, 1024);
+  first.reth = {0x1000, 7, 3072};
+  c.send(first);
+  // PSNs 101 and 102 never reach the tap.
+  wire::FrameSpec bad = c.make(true, wire::Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 103, 64);
+  bad.reth = {0x9000, 9, 64};
+  c.send(bad);
+  c.ack(103, 3, 0x62);  // NAK remote access error
+  c.ack(103, 3, 0x62);  // duplicated by the link
+  check::Profile p = strict();
+  p.max_capture_errors = 4;
+  const check::Report r = c.check(p);
+  EXPECT_EQ(count(r, RuleId::KeyStatic), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::Z3Key), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+}
+
 TEST(CheckRules, AccessRefusedAfterALoggedDeregistrationPasses) {
   const check::Report r = granted_then_refused_with_log(
       R"({"event": "key", "host": "10.0.0.2", "rkey": 7, "change": "deregister", )"
