@@ -66,9 +66,10 @@ TEST(CheckCorpus, SeedsThatOnceFailedStayRight) {
   // (or delayed) for the timer's; 152: events.wc_status took a timeout after a NAK lost behind
   // the tap for a wrong status; 40032 (max_rd_atomic varied): err.after_fatal took the resend of
   // a PSN after the failed one, by a requester whose NAK was lost behind the tap, for a new
-  // request.
+  // request; 402725: a NAK remote access error duplicated by the link refused, for z3.key, a
+  // WRITE whose FIRST the tap had shown after its LAST (a go-back-N after the FIRST's loss).
   for (std::uint64_t seed : {43582u, 84763u, 85795u, 5078u, 6096u, 2533u, 7981u, 16701u, 36u, 75u,
-                             76u, 95684u, 116840u, 121880u, 177144u, 152u, 40032u}) {
+                             76u, 95684u, 116840u, 121880u, 177144u, 152u, 40032u, 402725u}) {
     const corpus::Outcome o = corpus::evaluate(seed, profiles);
     EXPECT_TRUE(o.problems.empty()) << "seed " << seed << "\n" << o.detail;
   }
