@@ -24,7 +24,9 @@
 #include "rocecert/conformance/scenario.h"
 #include "rocecert/dut.h"
 #include "rocecert/model/adapter.h"
+#include "rocecert/wire/bytes.h"
 #include "rocecert/wire/decode.h"
+#include "rocecert/wire/headers.h"
 #include "rocecert/wire/icrc.h"
 
 namespace {
@@ -151,13 +153,11 @@ struct Port final : model::FramePort, trace::Observer {
 void misread_rnr_timer_zero(std::vector<std::uint8_t>& frame) {
   const wire::ParsedFrame p = decode_unchecked(frame);
   if (!is_op(p, "RC_ACKNOWLEDGE") || !p.has_ip || !p.has_icrc) return;
-  if (p.aeth.syndrome != 0x20) return;  // RNR NAK, timer code 0
-  const std::size_t aeth_off = p.bth_off + 12;
-  frame[aeth_off] = 0x21;
+  if (p.aeth.syndrome != wire::rnr_nak_syndrome(0)) return;
+  frame[p.bth_off + p.op->offset[static_cast<std::size_t>(wire::Header::Aeth)]] =
+      wire::rnr_nak_syndrome(1);
   const std::span<const std::uint8_t> packet(frame.data() + p.ip_off, p.icrc_off - p.ip_off);
-  const std::uint32_t icrc = wire::compute_icrc(packet, p.ip.version, p.ip_header_len);
-  for (unsigned i = 0; i < 4; ++i)
-    frame[p.icrc_off + i] = static_cast<std::uint8_t>(icrc >> (8 * i));
+  wire::store_le32(frame, p.icrc_off, wire::compute_icrc(packet, p.ip.version, p.ip_header_len));
 }
 
 // The vector's adapter declaration read by the scenario loader: profile, MTU, QP and key tables.
@@ -204,10 +204,9 @@ struct rocecert_dut {
   // take numbers from outside, but with the same seed and the same verbs it hands out the same
   // ones: it checks that, and refuses (EINVAL) if they ever differ.
   bool wire_only = false;
-  // What the faults need to remember: each QP's sq_sig_all, the send WRs posted and not yet
-  // completed (QP, wr_id → signaled; a receive WR with a send WR's wr_id on the same QP would be
-  // taken for it: an example's shortcut), and keep_sq_psn's PSN from before a RESET.
-  std::map<std::uint32_t, bool> sig_all;
+  // What the faults need to remember: the send WRs posted and not yet completed (QP, wr_id →
+  // signaled; a receive WR with a send WR's wr_id on the same QP would be taken for it: an
+  // example's shortcut), and keep_sq_psn's PSN from before a RESET.
   std::map<std::pair<std::uint32_t, std::uint64_t>, bool> sends;
   std::map<std::uint32_t, std::uint32_t> psn_before_reset;
 };
@@ -217,22 +216,16 @@ int imposed(const rocecert_dut* dut, std::uint32_t wanted, std::uint32_t got) {
   return dut->wire_only && wanted != got ? EINVAL : 0;
 }
 
-// libibverbs' numbers, which the ABI uses (rocecert/dut.h).
-constexpr std::uint32_t kIbvSendSignaled = 1u << 1;  // IBV_SEND_SIGNALED
-constexpr std::uint32_t kIbvQpsReset = 0;            // IBV_QPS_RESET
-constexpr std::uint32_t kIbvQpsRts = 3;              // IBV_QPS_RTS
-constexpr std::uint32_t kIbvQpState = 1u << 0;       // IBV_QP_STATE
-constexpr std::uint32_t kIbvQpSqPsn = 1u << 16;      // IBV_QP_SQ_PSN
+constexpr std::uint32_t kIbvSendSignaled = 1u << 1;  // IBV_SEND_SIGNALED (rocecert/dut.h)
 
 // keep_sq_psn: remember the next PSN when the QP goes to RESET, and send from it again at the
 // next RTS instead of the sq_psn given.
-void keep_sq_psn(rocecert_dut& dut, std::uint32_t qpn, qp::QpAttr& a, std::uint32_t mask) {
-  if ((mask & kIbvQpState) == 0) return;
-  const auto state = static_cast<std::uint32_t>(a.qp_state);
-  if (state == kIbvQpsReset) {
+void keep_sq_psn(rocecert_dut& dut, std::uint32_t qpn, qp::QpAttr& a, qp::AttrMask mask) {
+  if (!mask.has(qp::AttrBit::STATE)) return;
+  if (a.qp_state == qp::QpState::RESET) {
     if (const std::optional<qp::QpAttr> now = dut.adapter->qps().query_qp(qp::Qpn(qpn)))
       dut.psn_before_reset[qpn] = now->sq_psn;
-  } else if (state == kIbvQpsRts && (mask & kIbvQpSqPsn) != 0) {
+  } else if (a.qp_state == qp::QpState::RTS && mask.has(qp::AttrBit::SQ_PSN)) {
     const auto kept = dut.psn_before_reset.find(qpn);
     if (kept != dut.psn_before_reset.end()) a.sq_psn = kept->second;
   }
@@ -392,7 +385,6 @@ int rocecert_dut_create_qp(rocecert_dut* dut, const struct rocecert_dut_qp_init*
   const std::uint32_t want = *qpn;
   const qp::CreateResult r = dut->adapter->create_qp(p);
   *qpn = r.qpn.value();
-  if (r.ok()) dut->sig_all[*qpn] = p.sq_sig_all;
   if (r.ok() && imposed(dut, want, *qpn) != 0) return EINVAL;
   return qp::errno_value(r.error);
 }
@@ -420,8 +412,9 @@ int rocecert_dut_modify_qp(rocecert_dut* dut, uint32_t qpn, const struct rocecer
   a.path_mig_state = static_cast<qp::PathMigState>(c->path_mig_state);
   a.en_sqd_async_notify = c->en_sqd_async_notify != 0;
   a.rate_limit = c->rate_limit;
-  if (dut->args.faults.keep_sq_psn) keep_sq_psn(*dut, qpn, a, mask);
-  const qp::ModifyResult r = dut->adapter->modify_qp(qp::Qpn(qpn), a, qp::AttrMask::from_raw(mask));
+  const qp::AttrMask m = qp::AttrMask::from_raw(mask);
+  if (dut->args.faults.keep_sq_psn) keep_sq_psn(*dut, qpn, a, m);
+  const qp::ModifyResult r = dut->adapter->modify_qp(qp::Qpn(qpn), a, m);
   return qp::errno_value(r.check.error);
 }
 
@@ -461,7 +454,8 @@ int rocecert_dut_post_send(rocecert_dut* dut, uint32_t qpn, const struct rocecer
   wr.flush_level = c->flush_level;
   const int err = model::errno_value(dut->adapter->post_send(qp::Qpn(qpn), wr));
   if (err == 0 && dut->args.faults.lose_completions())
-    dut->sends[{qpn, c->wr_id}] = (c->send_flags & kIbvSendSignaled) != 0 || dut->sig_all[qpn];
+    dut->sends[{qpn, c->wr_id}] = (c->send_flags & kIbvSendSignaled) != 0 ||
+                                  dut->adapter->qps().find(qp::Qpn(qpn))->sq_sig_all;
   return err;
 }
 
@@ -472,8 +466,8 @@ int rocecert_dut_post_recv(rocecert_dut* dut, uint32_t qpn, uint64_t wr_id,
   wr.sg_list = sges_from(sg_list, num_sge);
   const int err = model::errno_value(dut->adapter->post_recv(qp::Qpn(qpn), wr));
   if (err != 0 && dut->args.faults.accept_recv_in_reset) {
-    std::uint32_t state = 0;
-    if (rocecert_dut_query_qp_state(dut, qpn, &state) == 0 && state == kIbvQpsReset) return 0;
+    const qp::QpContext* ctx = dut->adapter->qps().find(qp::Qpn(qpn));
+    if (ctx != nullptr && ctx->state() == qp::QpState::RESET) return 0;
   }
   return err;
 }
