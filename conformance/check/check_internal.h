@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "rocecert/check/checker.h"
@@ -131,7 +132,10 @@ struct JudgeLog {
   std::uint32_t rank = 0;
   std::vector<Event> events;
   std::size_t violations_kept = 0;  // at most kMaxViolations (the rest are only counted)
-  std::size_t notes_kept = 0;       // at most kMaxNotes
+  std::size_t notes_kept = 0;       // of connections' notes, at most kMaxNotes
+  // Per connection index as the finder named it: the worst verdict of its notes past the bound
+  // (Connection::unlisted).
+  std::unordered_map<ConnIndex, Verdict> unlisted;
   // A shard's counts (they commute: added to the report at the end), per rule and per
   // connection index as the finder named it. A shard runs a part of the connections: each has
   // its 1.6 KB of counts only in the shards that ran it (`slot` is dense, 4 bytes an index).

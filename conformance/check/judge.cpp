@@ -42,6 +42,7 @@ void Judge::merge_connections(ConnIndex into, ConnIndex from) {
   const Connection& b = report_->connections[from];
   a.frames += b.frames;
   a.capture_errors += b.capture_errors;
+  a.unlisted = worst(a.unlisted, b.unlisted);
   for (std::size_t i = 0; i < kRuleCount; ++i) {
     a.rules[i].checked += b.rules[i].checked;
     a.rules[i].violations += b.rules[i].violations;
@@ -161,9 +162,15 @@ void Judge::explain_violation(const Ticket& t, std::string why) {
 
 void Judge::note(NoteKind kind, std::optional<ConnIndex> c, std::uint64_t frame,
                  std::string message) {
+  // Past the bound, a connection's note is not listed but still counts for its verdict; a note
+  // of the whole capture (a few at most: the assumptions a check rests on) is always listed.
   if (log_ != nullptr) {
-    if (log_->notes_kept >= kMaxNotes) return;
-    ++log_->notes_kept;
+    if (c && log_->notes_kept >= kMaxNotes) {
+      Verdict& u = log_->unlisted[*c];
+      u = worst(u, verdict_of(kind));
+      return;
+    }
+    if (c) ++log_->notes_kept;
     JudgeLog::Event& e = log_->events.emplace_back();
     e.key = log_->next_key();
     e.kind = JudgeLog::Kind::Note;
@@ -173,7 +180,11 @@ void Judge::note(NoteKind kind, std::optional<ConnIndex> c, std::uint64_t frame,
     e.note.message = std::move(message);
     return;
   }
-  if (report_->notes.size() >= kMaxNotes) return;
+  if (c && report_->notes.size() >= kMaxNotes) {
+    Connection& k = conn(*c);
+    k.unlisted = worst(k.unlisted, verdict_of(kind));
+    return;
+  }
   Note n;
   n.kind = kind;
   if (c) n.connection = resolve(*c);
@@ -200,6 +211,11 @@ void Judge::replay(const std::vector<JudgeLog*>& logs) {
       for (std::size_t i = 0; i < kRuleCount; ++i) add(to.rules[i], counts[i]);
     }
   }
+  for (const JudgeLog* l : logs)
+    for (const auto& [c, v] : l->unlisted) {
+      Connection& to = conn(c);
+      to.unlisted = worst(to.unlisted, v);
+    }
   // The events, in the order one thread would have found them.
   struct Ref {
     JudgeLog::Key key;
@@ -251,6 +267,7 @@ void Judge::replay(const std::vector<JudgeLog*>& logs) {
     l->slot.clear();
     l->conns.clear();
     l->conn_of.clear();
+    l->unlisted.clear();
     l->rules = {};
   }
 }

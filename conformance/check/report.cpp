@@ -66,8 +66,24 @@ Verdict verdict_of(const Violation& v) {
   return v.deviation ? Verdict::DEVIATION : Verdict::FAIL;
 }
 
-Verdict verdict_of(const Note& n) {
-  switch (n.kind) {
+// What the rule counts make a verdict: a violation of an Error rule not explained is a FAIL,
+// a deviation of one a DEVIATION. The same as the listed violations give, and exact past their
+// bound (kMaxViolations) and after an explanation moved a count.
+Verdict verdict_of(const std::array<RuleCount, kRuleCount>& counts) {
+  Verdict v = Verdict::PASS;
+  for (const RuleInfo& r : rules()) {
+    if (r.severity != Severity::Error) continue;
+    const RuleCount& c = counts[static_cast<std::size_t>(r.rule)];
+    if (c.violations != 0) return Verdict::FAIL;
+    if (c.deviations != 0) v = Verdict::DEVIATION;
+  }
+  return v;
+}
+
+}  // namespace
+
+Verdict verdict_of(NoteKind k) {
+  switch (k) {
     case NoteKind::CaptureError:
     case NoteKind::Gap:
     case NoteKind::Truncated:
@@ -84,8 +100,6 @@ Verdict verdict_of(const Note& n) {
   return Verdict::PASS;
 }
 
-}  // namespace
-
 ByConnection by_connection(const Report& r) {
   const std::size_t n = r.connections.size();
   ByConnection out;
@@ -99,8 +113,11 @@ ByConnection by_connection(const Report& r) {
 }
 
 void Report::settle() {
-  verdict = Verdict::PASS;
-  for (Connection& c : connections) c.verdict = Verdict::PASS;
+  verdict = verdict_of(rules);
+  for (Connection& c : connections) {
+    c.verdict = worst(c.unlisted, verdict_of(c.rules));
+    verdict = worst(verdict, c.verdict);
+  }
   auto apply = [this](std::optional<std::uint32_t> conn, Verdict v) {
     verdict = worst(verdict, v);
     if (conn && *conn < connections.size()) {
@@ -109,7 +126,7 @@ void Report::settle() {
     }
   };
   for (const Violation& v : violations) apply(v.connection, verdict_of(v));
-  for (const Note& n : notes) apply(n.connection, verdict_of(n));
+  for (const Note& n : notes) apply(n.connection, verdict_of(n.kind));
   // A capture without one RoCEv2 frame certifies nothing (a tap filter that caught nothing, the
   // wrong interface): never a PASS. A part of `rocecert split` may be empty; merged with the
   // others it is not.

@@ -220,6 +220,7 @@ Connection read_connection(const Reader& in, const json& v, const std::string& p
   c.capture_errors =
       in.uint32(in.required(v, path, "capture_errors"), child_path(path, "capture_errors"));
   c.verdict = read_verdict(in, in.required(v, path, "verdict"), child_path(path, "verdict"));
+  c.unlisted = c.verdict;  // what it rests on may be past the report's bound on notes
   const std::string rules_path = child_path(path, "rules");
   const json& rs = in.required(v, path, "rules");
   if (!rs.is_object()) in.fail(rules_path, "expected an object, got " + Reader::type_name(rs));

@@ -2,6 +2,7 @@
 // is caught by exactly the rule it breaks, and capture gaps are explained, never failed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "conversation.h"
@@ -843,6 +844,49 @@ TEST(CheckRules, UdQkeyChangeIsAdvisoryOnly) {
   const check::Report r = c.check(strict());
   EXPECT_EQ(r.verdict, check::Verdict::PASS) << describe(r);
   EXPECT_EQ(r.rules[static_cast<std::size_t>(RuleId::UdQkey)].violations, 1u);
+}
+
+// More connections' notes than a report lists (10,000): every connection seen one way only is
+// still INCONCLUSIVE, listed or not, on any number of jobs, and a note on the whole capture (a
+// frame cut short by the capture, noted at the end) is listed all the same.
+TEST(CheckRules, NotesPastTheReportsBoundStillDecideTheVerdicts) {
+  Conversation c;
+  constexpr std::uint32_t kConnections = 10'500;
+  for (std::uint32_t q = 0; q < kConnections; ++q)
+    for (std::uint32_t i = 0; i < 2; ++i)
+      c.send(c.make(true, wire::Opcode::RC_SEND_ONLY, 0x100 + q, 10 + i, 8));
+  const auto run = [&](unsigned jobs) {
+    check::Options o;
+    o.profile = strict();
+    o.golden = false;
+    o.z3 = false;
+    o.jobs = jobs;
+    check::Checker k(o);
+    std::uint64_t n = 0;
+    for (const Conversation::Frame& f : c.frames())
+      k.add_frame(++n, f.ts, static_cast<std::uint32_t>(f.bytes.size()), f.bytes,
+                  wire::LinkType::Ethernet);
+    const Conversation::Frame& last = c.frames().back();
+    k.add_frame(++n, last.ts + 1, static_cast<std::uint32_t>(last.bytes.size() + 100), last.bytes,
+                wire::LinkType::Ethernet);
+    return k.finish("conversation");
+  };
+  const check::Report r = run(1);
+  ASSERT_EQ(r.connections.size(), kConnections);
+  std::size_t listed = 0, global = 0;
+  for (const check::Note& n : r.notes) {
+    if (n.kind == NoteKind::OneDirection) ++listed;
+    if (!n.connection && n.kind == NoteKind::Truncated) ++global;
+  }
+  EXPECT_EQ(listed, 10'000u);  // the bound
+  EXPECT_EQ(global, 1u);
+  for (const check::Connection& k : r.connections)
+    EXPECT_EQ(k.verdict, Verdict::INCONCLUSIVE) << k.id;
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE);
+  std::ostringstream one, two;
+  check::write_json(r, one);
+  check::write_json(run(2), two);
+  EXPECT_EQ(one.str(), two.str());
 }
 
 }  // namespace

@@ -67,6 +67,38 @@ TEST(Settle, AnUndeclaredErrorViolationFailsItsConnectionOnly) {
   EXPECT_EQ(r.verdict, Verdict::FAIL);
 }
 
+// A report lists at most 100,000 violations and 10,000 notes; the counts stay exact and decide
+// the verdicts with what is listed, and the notes past the bound still count (Connection::
+// unlisted), so that a large capture never passes a connection the list no longer shows.
+TEST(Settle, TheRuleCountsDecideWhatTheListNoLongerShows) {
+  Report r = two_connections();
+  r.connections[1].rules[static_cast<std::size_t>(RuleId::PsnSequence)].violations = 1;
+  r.rules[static_cast<std::size_t>(RuleId::PsnSequence)].violations = 1;
+  r.connections[0].rules[static_cast<std::size_t>(RuleId::ReadOpcode)].deviations = 2;
+  r.rules[static_cast<std::size_t>(RuleId::ReadOpcode)].deviations = 2;
+  r.settle();
+  EXPECT_EQ(r.connections[1].verdict, Verdict::FAIL);
+  EXPECT_EQ(r.connections[0].verdict, Verdict::DEVIATION);
+  EXPECT_EQ(r.verdict, Verdict::FAIL);
+  // Explained, or of an advisory rule: nothing.
+  Report e = two_connections();
+  e.connections[1].rules[static_cast<std::size_t>(RuleId::PsnSequence)].explained = 3;
+  e.connections[1].rules[static_cast<std::size_t>(RuleId::WireAckReq)].violations = 4;
+  e.rules = e.connections[1].rules;
+  e.settle();
+  EXPECT_EQ(e.connections[1].verdict, Verdict::PASS);
+  EXPECT_EQ(e.verdict, Verdict::PASS);
+}
+
+TEST(Settle, NotesPastTheBoundStillCount) {
+  Report r = two_connections();
+  r.connections[1].unlisted = Verdict::INCONCLUSIVE;
+  r.settle();
+  EXPECT_EQ(r.connections[0].verdict, Verdict::PASS);
+  EXPECT_EQ(r.connections[1].verdict, Verdict::INCONCLUSIVE);
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE);
+}
+
 TEST(ByConnection, GroupsInReportOrderWithTheUnconnectedLast) {
   Report r = two_connections();
   r.violations.push_back(violation(RuleId::PsnSequence, 1, 5, "a"));

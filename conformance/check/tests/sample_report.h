@@ -32,7 +32,7 @@ inline Report sample_report() {
   c0.frames = 120;
   c0.capture_errors = 1;
   c0.rules[static_cast<std::size_t>(RuleId::PsnSequence)] = {100, 2, 0};
-  c0.rules[static_cast<std::size_t>(RuleId::ReadOpcode)] = {7, 1, 1};
+  c0.rules[static_cast<std::size_t>(RuleId::ReadOpcode)] = {7, 0, 1};  // v3, declared
   c0.rules[static_cast<std::size_t>(RuleId::WireAckReq)] = {60, 1, 0};
   c0.rules[static_cast<std::size_t>(RuleId::WireIcrc)] = {120, 0, 0, 1};
   Connection c1;
@@ -48,7 +48,7 @@ inline Report sample_report() {
   c2.a = {"10.0.0.3", 0x20};
   c2.b = {"10.0.0.4", 0x21};
   c2.frames = 9;
-  c2.rules[static_cast<std::size_t>(RuleId::ReadOpcode)] = {2, 1, 1};
+  c2.rules[static_cast<std::size_t>(RuleId::ReadOpcode)] = {2, 0, 1};  // v5, declared
   r.connections = {c0, c1, c2};
   for (const Connection& c : r.connections)
     for (std::size_t i = 0; i < kRuleCount; ++i) {

@@ -81,6 +81,8 @@ enum class NoteKind : std::uint8_t {
   Replay,        // what the golden replay compared, agreed on and resynchronised
 };
 std::string_view to_string(NoteKind k);
+// What a note of this kind makes its connection's verdict (docs/json.md §2, "Verdicts").
+Verdict verdict_of(NoteKind k);
 
 struct Note {
   NoteKind kind;
@@ -98,6 +100,10 @@ struct Connection {
   std::uint32_t capture_errors = 0;  // tap errors the explanations used (<= the budget)
   Verdict verdict = Verdict::PASS;
   std::array<RuleCount, kRuleCount> rules{};
+  // The worst verdict of this connection's notes that the report does not list (past its bound
+  // on notes), so that its verdict still counts them (settle); read back from JSON, the verdict
+  // the report gave. Not written: the connection's verdict includes it.
+  Verdict unlisted = Verdict::PASS;
 };
 
 struct Report {
@@ -115,7 +121,8 @@ struct Report {
   std::vector<Violation> violations;  // capture order
   std::vector<Note> notes;
 
-  // Recomputes every verdict from the violations and notes (after merge or a profile change).
+  // Recomputes every verdict (after merge): from the rule counts, which stay exact past the
+  // bound on listed violations, and from the notes, listed or not (Connection::unlisted).
   void settle();
 };
 
