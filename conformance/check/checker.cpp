@@ -16,6 +16,7 @@
 #include <cmath>
 #include <cstring>
 #include <deque>
+#include <limits>
 #include <map>
 #include <set>
 #include <span>
@@ -153,6 +154,21 @@ struct Checker::Impl {
     // Sharded checking: the pieces of work handed to the stream since the balance's last look
     // (`work_look`, the look they count for), to choose the streams that move (move_streams).
     std::uint64_t work = 0, work_look = 0;
+    // Retiring idle QP pairs (Profile::retire_idle_ns): the latest time of a frame handed to
+    // the stream, and whether its responder sent a fatal NAK (such a stream stays to the end,
+    // where the requests after the NAK are judged: err.after_fatal).
+    std::int64_t active_ts = std::numeric_limits<std::int64_t>::min();
+    bool fatal_seen = false;
+    // RC: the highest request PSN, and the highest PSN a response that completes something (an
+    // ACK, an atomic ACK, a READ response's last packet) acknowledged: a stream is only retired
+    // with everything it sent acknowledged. A retired stream with requests outstanding would
+    // leave their resends and answers to a new stream that never saw them sent.
+    bool requested = false, answered = false;
+    std::uint32_t req_hi = 0, ack_hi = 0;
+    bool settled() const {
+      return transport != wire::Transport::RC ||
+             (requested && answered && detail::pdiff(ack_hi, req_hi) >= 0);
+    }
   };
   struct ResponseFlow {
     IpAddr responder, requester;
@@ -249,6 +265,13 @@ struct Checker::Impl {
   };
   std::unordered_map<EndpointKey, std::vector<LoggedState>, EndpointHash> states;
   std::vector<std::unique_ptr<detail::Stream>> retired;
+  // Retiring idle QP pairs (retire_idle): the streams not yet retired, the capture time of the
+  // next look for idle ones, and what the report's note counts.
+  std::vector<std::size_t> live;
+  std::int64_t now_ts = std::numeric_limits<std::int64_t>::min();
+  std::int64_t next_sweep = std::numeric_limits<std::int64_t>::min();
+  std::uint64_t idle_retired = 0;
+  std::uint64_t first_idle_frame = 0;
 
   // The logged states of a QP end from time `from` on (or none).
   std::span<const LoggedState> states_from(const IpAddr& host, std::uint32_t qpn,
@@ -300,6 +323,7 @@ struct Checker::Impl {
     e.stream = new_stream(e);
     const std::size_t idx = streams.size();
     streams.push_back(std::move(e));
+    live.push_back(idx);
     stream_of.emplace(k, idx);
     between[flow_key(p.src, p.dst, 0)].push_back(idx);
     if (paired) pair(idx, known->second.second);
@@ -435,6 +459,9 @@ struct Checker::Impl {
   // Hands a piece of a stream's work to it: now, or to its shard.
   void run(StreamEntry& e, detail::Shards::Kind kind, const Pkt& p, bool hears_all = true,
            const detail::Judge::Ticket& ticket = {}) {
+    if (kind == detail::Shards::Kind::Request || kind == detail::Shards::Kind::Response ||
+        kind == detail::Shards::Kind::Corrupted)
+      e.active_ts = std::max(e.active_ts, p.ts);
     const bool crowded = streams.size() > detail::GoldenReplay::kModels;
     if (!shards) {
       golden.crowded = crowded;
@@ -449,6 +476,10 @@ struct Checker::Impl {
           return s.corrupted(p, ticket);
         case detail::Shards::Kind::Finish:
           return s.finish();
+        case detail::Shards::Kind::Retire:
+          s.finish();
+          e.stream.reset();
+          return;
         case detail::Shards::Kind::JoinBudget:
         case detail::Shards::Kind::Release:
         case detail::Shards::Kind::Acquire:
@@ -464,7 +495,8 @@ struct Checker::Impl {
     }
     ++e.work;
     detail::Shards::Command& c = shards->next(e.shard);
-    c.stream = e.stream.get();
+    // Retire: the shard finishes the stream and frees it, in order with its other work.
+    c.stream = kind == detail::Shards::Kind::Retire ? e.stream.release() : e.stream.get();
     c.kind = kind;
     c.hears_all = hears_all;
     c.crowded = crowded;
@@ -517,7 +549,7 @@ struct Checker::Impl {
     std::vector<std::size_t> busy;
     std::uint64_t total = 0;
     for (const std::size_t i : worked) {
-      if ((streams[i].shard == 0) == to_inline) continue;
+      if (!streams[i].stream || (streams[i].shard == 0) == to_inline) continue;
       busy.push_back(i);
       total += streams[i].work;
     }
@@ -596,6 +628,85 @@ struct Checker::Impl {
     return *rf.orphan_conn;
   }
 
+  // ------------------------------------------------------------------------- idle QP pairs
+
+  // Whether idle QP pairs are retired (Profile::retire_idle_ns): not with an --events log,
+  // whose rules compare the log with every stream at the end, nor when only reconstructing the
+  // flows (rocecert split groups them all).
+  bool retiring() const {
+    return opts.profile.retire_idle_ns > 0 && !opts.events && !opts.reconstruct_only;
+  }
+
+  // A QP pair silent past the profile's bound is judged as if the capture had ended at its last
+  // frame (Stream::finish: the same judgments, in the same order whatever the number of jobs)
+  // and forgotten, so that memory follows the connections alive at once. Looked at every
+  // quarter of the bound, in capture time; not while frames wait for a pairing decision, nor
+  // for a stream an undecided response flow may still belong to, nor for one whose responder
+  // sent a fatal NAK (the requests after it are judged at the very end, err.after_fatal), nor
+  // for an RC stream with a request the capture does not show acknowledged (StreamEntry::
+  // settled: an RC stream whose responses were never paired stays to the end).
+  void retire_idle(std::int64_t ts, std::uint64_t frame) {
+    now_ts = std::max(now_ts, ts);
+    if (now_ts < next_sweep) return;
+    constexpr std::int64_t kMaxBound = std::numeric_limits<std::int64_t>::max() / 4;
+    const std::int64_t bound =
+        static_cast<std::int64_t>(std::min<std::uint64_t>(opts.profile.retire_idle_ns, kMaxBound));
+    next_sweep = now_ts > kMaxBound ? std::numeric_limits<std::int64_t>::max()
+                                    : now_ts + std::max<std::int64_t>(bound / 4, 1);
+    if (!held.empty() || now_ts < std::numeric_limits<std::int64_t>::min() + bound) return;
+    const std::int64_t before = now_ts - bound;
+    // Flows paired or given up since pair() last pruned the list go first (their entries may be
+    // erased below).
+    std::erase_if(unresolved, [&](const FlowKey& k) {
+      const ResponseFlow& f = responses.at(k);
+      return f.stream || f.given_up;
+    });
+    std::unordered_set<std::size_t> wanted;
+    for (const FlowKey& k : unresolved)
+      if (const ResponseFlow& rf = responses.at(k); rf.candidates)
+        wanted.insert(rf.candidates->begin(), rf.candidates->end());
+    const auto quiet = [&](std::size_t i) {
+      const StreamEntry& e = streams[i];
+      return e.stream && e.active_ts < before && !e.fatal_seen && e.settled() && !wanted.count(i);
+    };
+    std::erase_if(live, [&](std::size_t i) {
+      if (!streams[i].stream) return true;  // retired with the other direction of its pair
+      if (!quiet(i)) return false;
+      const std::optional<std::size_t> back = reverse_of(streams[i]);
+      if (back && !quiet(*back)) return false;
+      if (idle_retired == 0) first_idle_frame = frame;
+      retire(i);
+      if (back) retire(*back);
+      return true;
+    });
+  }
+
+  // The stream of the other direction of a paired stream's QP pair, if the capture shows one.
+  std::optional<std::size_t> reverse_of(const StreamEntry& e) const {
+    if (!e.requester_qpn) return std::nullopt;
+    const auto it = stream_of.find(flow_key(e.responder, e.requester, *e.requester_qpn));
+    if (it == stream_of.end() || !streams[it->second].stream) return std::nullopt;
+    return it->second;
+  }
+
+  void retire(std::size_t i) {
+    StreamEntry& e = streams[i];
+    ++idle_retired;
+    run(e, detail::Shards::Kind::Retire, Pkt{});
+    stream_of.erase(flow_key(e.requester, e.responder, e.responder_qpn));
+    if (const auto it = between.find(flow_key(e.requester, e.responder, 0)); it != between.end()) {
+      std::erase(it->second, i);
+      if (it->second.empty()) between.erase(it);
+    }
+    if (e.requester_qpn) {
+      // Its responses' flow, and what pairing knew of the two QPs: a later frame of either is
+      // paired afresh (the QPs may have been destroyed and their numbers reused since).
+      responses.erase(flow_key(e.responder, e.requester, *e.requester_qpn));
+      peer.erase({e.requester.b, *e.requester_qpn});
+      peer.erase({e.responder.b, e.responder_qpn});
+    }
+  }
+
   // ------------------------------------------------------------------------------- frames
 
   void frame_rules(const wire::ParsedFrame& f, const Pkt& p, std::optional<ConnIndex> c) {
@@ -618,6 +729,8 @@ struct Checker::Impl {
   void process_request(const Pkt& p, StreamEntry& e) {
     judge.count_frame(e.conn);
     if (opts.reconstruct_only) return;
+    if (!e.requested || detail::pdiff(p.psn(), e.req_hi) > 0) e.req_hi = p.psn();
+    e.requested = true;
     // Whether every response to this stream so far reached it: it is paired, or no response
     // from its responder's host to its requester's host is waiting for a stream. Only the QP
     // attribute rules read it (a setup given): no lookup per request otherwise.
@@ -655,6 +768,17 @@ struct Checker::Impl {
       judge.count_frame(e.conn);
       if (opts.reconstruct_only) return;
       restart_after_reset(e, p);
+      const std::optional<wire::AethKind> aeth =
+          p.has(wire::Header::Aeth) ? std::optional(wire::aeth_kind(p.aeth.syndrome))
+                                    : std::nullopt;
+      if (aeth == wire::AethKind::NAK &&
+          wire::nak_code(p.aeth.syndrome) != wire::NakCode::PSN_SEQUENCE_ERROR)
+        e.fatal_seen = true;
+      if (p.op->ends_message() && (!aeth || aeth == wire::AethKind::ACK) &&
+          (!e.answered || detail::pdiff(p.psn(), e.ack_hi) > 0)) {
+        e.ack_hi = p.psn();
+        e.answered = true;
+      }
       run(e, detail::Shards::Kind::Response, p);
       return;
     }
@@ -850,6 +974,7 @@ struct Checker::Impl {
       return;
     }
     ++report.roce_frames;
+    if (retiring()) retire_idle(ts, frame);
     if (shards && ++since_look == (opts.shard_drill != 0 ? opts.shard_drill : kLook)) rebalance();
     const Pkt p = make_pkt(f, frame, ts);
     if (!f.has_bth || f.op == nullptr || !f.op->known ||
@@ -941,11 +1066,13 @@ struct Checker::Impl {
       const bool crowded = streams.size() > detail::GoldenReplay::kModels;
       std::vector<detail::Shards::Ending> endings;
       endings.reserve(streams.size());
-      for (StreamEntry& e : streams) endings.push_back({e.stream.get(), ++dispatch, crowded});
+      for (StreamEntry& e : streams)
+        if (e.stream) endings.push_back({e.stream.get(), ++dispatch, crowded});
       front_log.at(dispatch, 2);
       shards->finish_all(std::move(endings));
     } else {
-      for (StreamEntry& e : streams) run(e, detail::Shards::Kind::Finish, Pkt{});
+      for (StreamEntry& e : streams)
+        if (e.stream) run(e, detail::Shards::Kind::Finish, Pkt{});
     }
     if (shards) {
       shards->close();
@@ -960,7 +1087,8 @@ struct Checker::Impl {
     if (opts.events && !opts.reconstruct_only) {
       std::vector<const detail::Stream*> all;
       all.reserve(streams.size() + retired.size());
-      for (const StreamEntry& e : streams) all.push_back(e.stream.get());
+      for (const StreamEntry& e : streams)
+        if (e.stream) all.push_back(e.stream.get());
       for (const auto& s : retired) all.push_back(s.get());
       detail::check_events(judge, *opts.events, all, last_frame_ts);
     }
@@ -1010,6 +1138,16 @@ struct Checker::Impl {
                           : fmt::format(" or {} logs a change of the key ({} rkeys; accesses on "
                                         "either side of a change are not compared)",
                                         opts.events->file, keys.logged_keys())));
+    if (idle_retired > 0)
+      judge.note(
+          NoteKind::Assumption, std::nullopt, first_idle_frame,
+          fmt::format("{} request stream{} of QP pairs silent for more than {} s (the "
+                      "retire_idle_ns of profile {}) {} judged at {} last frame, as at the "
+                      "end of a capture, and then forgotten; a later frame of such a QP "
+                      "pair starts a new connection",
+                      idle_retired, idle_retired == 1 ? "" : "s",
+                      static_cast<double>(opts.profile.retire_idle_ns) / 1e9, opts.profile.name,
+                      idle_retired == 1 ? "was" : "were", idle_retired == 1 ? "its" : "their"));
     deviation_notes();
     // Compact: merged connections disappear, ids are renumbered. In place: a second vector of
     // them (about 3 KB each, their per-rule counts) is memory first touched here, which costs

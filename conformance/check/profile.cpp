@@ -125,9 +125,10 @@ const Deviation* Profile::covers(RuleId r, std::string_view cause) const {
 Profile parse_profile(std::string_view text, const std::string& source) {
   const Reader in(source);
   const json doc = in.parse(text);
-  in.object(doc, "",
-            {"name", "description", "max_capture_errors", "fatal_nak_grace_ns",
-             "timing_tolerance_ns", "timer_slack_ns", "model", "deviations", "vector_deviations"});
+  in.object(
+      doc, "",
+      {"name", "description", "max_capture_errors", "fatal_nak_grace_ns", "timing_tolerance_ns",
+       "timer_slack_ns", "retire_idle_ns", "model", "deviations", "vector_deviations"});
   Profile p;
   p.name = in.string(in.required(doc, "", "name"), "name");
   if (p.name.empty()) in.fail("name", "empty");
@@ -140,6 +141,8 @@ Profile parse_profile(std::string_view text, const std::string& source) {
     p.timing_tolerance_ns = in.uint(*v, "timing_tolerance_ns");
   if (const json* v = in.optional(doc, "timer_slack_ns"))
     p.timer_slack_ns = in.uint(*v, "timer_slack_ns");
+  if (const json* v = in.optional(doc, "retire_idle_ns"))
+    p.retire_idle_ns = in.uint(*v, "retire_idle_ns");
   if (const json* v = in.optional(doc, "model")) {
     p.model = in.string(*v, "model");
     if (p.model != "iba" && p.model != "rxe")

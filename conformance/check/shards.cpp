@@ -10,6 +10,7 @@
 #include <latch>
 #include <mutex>
 #include <thread>
+#include <utility>
 
 #include <time.h>
 
@@ -85,7 +86,7 @@ struct Shards::Shard {
   const bool inline_;  // run by the checker's thread itself, as each command comes (no thread)
   char pad[64] = {};
 
-  void run(const Command& c) {
+  void run(Command& c) {
     if (c.kind == Kind::FinishPool) return finish_from(*c.pool);  // no stream of its own
     log.at(c.dispatch, 1);
     golden.at(c.dispatch);
@@ -101,6 +102,12 @@ struct Shards::Shard {
         return s.corrupted(c.p, c.ticket);
       case Kind::Finish:
         return s.finish();
+      case Kind::Retire: {
+        // Taken from the command, so that skipped() never frees it twice; freed even if
+        // finishing throws.
+        const std::unique_ptr<Stream> owned(std::exchange(c.stream, nullptr));
+        return owned->finish();
+      }
       case Kind::JoinBudget:
         c.budget->used += s.budget().used;
         return s.set_budget(*c.budget);
@@ -150,7 +157,7 @@ struct Shards::Shard {
       }
       if (!skip) {
         try {
-          for (const Command& c : b) run(c);
+          for (Command& c : b) run(c);
         } catch (...) {
           std::lock_guard lock(m);
           failure = std::current_exception();
@@ -170,10 +177,11 @@ struct Shards::Shard {
   void skipped(const Command& c) {
     if (c.kind == Kind::Release) c.handover->release();
     if (c.kind == Kind::FinishPool && !arrived) c.pool->arrive();
+    if (c.kind == Kind::Retire) delete c.stream;  // still the command's unless run took it
   }
 
   // The inline shard: the command now, on this thread, as loop() would run it.
-  void run_now(const Command& c) {
+  void run_now(Command& c) {
     if (failure != nullptr) return skipped(c);
     try {
       run(c);
@@ -203,6 +211,10 @@ struct Shards::Shard {
   void stop(bool abandon) {
     if (inline_) return;
     if (!abandon) push();
+    // A batch never queued: the streams its Retire commands own are freed here.
+    if (abandon)
+      for (const Command& c : open)
+        if (c.kind == Kind::Retire) delete c.stream;
     {
       std::lock_guard lock(m);
       closed = true;

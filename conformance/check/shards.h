@@ -36,6 +36,7 @@ class Shards {
     Response,
     Corrupted,
     Finish,
+    Retire,  // Finish, then free the stream (the command owns it: Checker's idle QP pairs)
     JoinBudget,
     Release,
     Acquire,

@@ -692,13 +692,13 @@ Run run_case(const Case& c) {
 }
 
 check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name,
-                        unsigned jobs, std::uint32_t shard_drill) {
+                        unsigned jobs, std::uint32_t shard_drill, bool with_log) {
   check::Options opt;
   opt.jobs = jobs;
   opt.shard_drill = shard_drill;
   opt.profile = profile;
   opt.setup = run.setup;
-  opt.events = run.log;
+  if (with_log) opt.events = run.log;
   check::Checker checker(opt);
   std::uint64_t n = 0;
   for (const CapturedFrame& f : run.frames)
@@ -777,7 +777,7 @@ std::vector<std::string> judge(const std::vector<check::Report>& reports,
 }
 
 Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles,
-                 unsigned compare_jobs, Ops ops) {
+                 unsigned compare_jobs, Ops ops, bool with_log) {
   Outcome o;
   o.c = make_case(seed, ops);
   o.run = run_case(o.c);
@@ -799,14 +799,16 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
     o.problems.push_back(
         fmt::format("the tap saw {} frames, {} expected", o.run.frames.size(), want));
   const std::string name = fmt::format("corpus-seed-{}.pcap", seed);
-  for (const check::Profile& p : profiles) o.reports.push_back(check_run(o.run, p, name));
+  for (const check::Profile& p : profiles)
+    o.reports.push_back(check_run(o.run, p, name, 1, 0, with_log));
   for (std::string& p : judge(o.reports, profiles)) o.problems.push_back(std::move(p));
   if (compare_jobs >= 2 && !profiles.empty()) {
     std::ostringstream one, many;
     check::write_json(o.reports.front(), one);
     // Half the seeds with streams moving between threads every few frames (Options::shard_drill).
     const auto drill = static_cast<std::uint32_t>(seed % 2 == 0 ? 0 : 1 + seed / 2 % 7);
-    check::write_json(check_run(o.run, profiles.front(), name, compare_jobs, drill), many);
+    check::write_json(check_run(o.run, profiles.front(), name, compare_jobs, drill, with_log),
+                      many);
     if (one.str() != many.str())
       o.problems.push_back(
           fmt::format("the report on {} threads differs from one thread's", compare_jobs));

@@ -73,10 +73,10 @@ struct Run {
 Run run_case(const Case& c);
 
 // Feeds the capture to the streaming checker (in capture order, Ethernet link type), with the
-// run's setup (the QPs' timing attributes). `jobs`, `shard_drill`: Options::jobs and
-// Options::shard_drill (sharded checking).
+// run's setup (the QPs' timing attributes) and, unless `with_log` is false, its --events log.
+// `jobs`, `shard_drill`: Options::jobs and Options::shard_drill (sharded checking).
 check::Report check_run(const Run& run, const check::Profile& profile, const std::string& name,
-                        unsigned jobs = 1, std::uint32_t shard_drill = 0);
+                        unsigned jobs = 1, std::uint32_t shard_drill = 0, bool with_log = true);
 
 // Writes the capture as a pcap file (nanosecond timestamps), for `rocecert check FILE`.
 void write_pcap(const Run& run, const std::string& path);
@@ -118,9 +118,10 @@ struct Outcome {
   std::string detail;
 };
 // `compare_jobs` >= 2: the first profile's check is run again on that many threads, and a report
-// that is not the same, byte for byte in JSON, is a problem.
+// that is not the same, byte for byte in JSON, is a problem. `with_log` false: checked without
+// the run's --events log (idle QP pairs are retired only without one).
 Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles,
-                 unsigned compare_jobs = 0, Ops ops = Ops::classic);
+                 unsigned compare_jobs = 0, Ops ops = Ops::classic, bool with_log = true);
 
 std::string_view verdict_name(check::Verdict v);
 

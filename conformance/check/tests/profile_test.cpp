@@ -96,7 +96,8 @@ TEST(Profile, ErrorsNameTheFileAndTheKey) {
   const std::pair<std::string, std::string> cases[] = {
       {R"({"name": "x", "max_capture_error": 1})",
        "dut.json: max_capture_error: unknown key (known: name, description, max_capture_errors, "
-       "fatal_nak_grace_ns, timing_tolerance_ns, timer_slack_ns, model, deviations, "
+       "fatal_nak_grace_ns, timing_tolerance_ns, timer_slack_ns, retire_idle_ns, model, "
+       "deviations, "
        "vector_deviations)"},
       {R"({"name": "x", "vector_deviations": [{"vectors": [], "differences": ["*"],
           "cause": "c", "justification": "j", "reference": "r"}]})",

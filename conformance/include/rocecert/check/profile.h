@@ -48,6 +48,13 @@ struct Profile {
   // How much sooner than the QP's local ACK timeout the device's timer may fire (a timer that
   // counts in clock ticks fires up to one tick early): psn.timeout, with --setup.
   std::uint64_t timer_slack_ns = 0;
+  // A QP pair that shows no frame, in either direction, for longer than this (capture time) is
+  // judged as if the capture ended at its last frame and its state is freed, so that memory
+  // follows the connections alive at once, not every connection the capture ever had; a later
+  // frame of the pair starts a new connection. Longer than the device's longest local ACK
+  // timeout, so that a silent requester with something outstanding has given up by then.
+  // 0: never (every connection kept to the end of the capture).
+  std::uint64_t retire_idle_ns = 10'000'000'000;
   // The golden replay's responder: "iba" or "rxe", the model's error profile (which answer an
   // error gets where the IBTA text and rxe differ; docs/errors.md).
   std::string model = "iba";
