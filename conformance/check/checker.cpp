@@ -25,6 +25,7 @@
 
 #include "check_internal.h"
 #include "rocecert/pcap/reader.h"
+#include "rocecert/qp/timers.h"
 #include "shards.h"
 #include "stream.h"
 
@@ -159,16 +160,6 @@ struct Checker::Impl {
     // where the requests after the NAK are judged: err.after_fatal).
     std::int64_t active_ts = std::numeric_limits<std::int64_t>::min();
     bool fatal_seen = false;
-    // RC: the highest request PSN, and the highest PSN a response that completes something (an
-    // ACK, an atomic ACK, a READ response's last packet) acknowledged: a stream is only retired
-    // with everything it sent acknowledged. A retired stream with requests outstanding would
-    // leave their resends and answers to a new stream that never saw them sent.
-    bool requested = false, answered = false;
-    std::uint32_t req_hi = 0, ack_hi = 0;
-    bool settled() const {
-      return transport != wire::Transport::RC ||
-             (requested && answered && detail::pdiff(ack_hi, req_hi) >= 0);
-    }
   };
   struct ResponseFlow {
     IpAddr responder, requester;
@@ -202,6 +193,7 @@ struct Checker::Impl {
                        [](const LoggedState& a, const LoggedState& b) { return a.t < b.t; });
     report.profile = opts.profile.name;
     report.max_capture_errors = opts.profile.max_capture_errors;
+    retire_after = retire_bound(opts);
     if (opts.jobs >= 2 && !opts.reconstruct_only) {
       shards = std::make_unique<detail::Shards>(opts, shard_threads(opts.jobs), std::uint16_t{1});
       judge.set_log(&front_log);
@@ -268,6 +260,8 @@ struct Checker::Impl {
   // Retiring idle QP pairs (retire_idle): the streams not yet retired, the capture time of the
   // next look for idle ones, and what the report's note counts.
   std::vector<std::size_t> live;
+  static constexpr std::int64_t kMaxRetireAfter = std::numeric_limits<std::int64_t>::max() / 4;
+  std::int64_t retire_after = 0;  // the bound in use (ns)
   std::int64_t now_ts = std::numeric_limits<std::int64_t>::min();
   std::int64_t next_sweep = std::numeric_limits<std::int64_t>::min();
   std::uint64_t idle_retired = 0;
@@ -630,29 +624,44 @@ struct Checker::Impl {
 
   // ------------------------------------------------------------------------- idle QP pairs
 
+  // The silence after which a QP pair is retired: the profile's, or longer where --setup gives a
+  // QP a local ACK timeout or a responder an RNR timer that, with the tap's tolerance, exceeds
+  // it (IBA Vol. 1 §9.7.6.1.3, §9.7.5.2.8; docs/profiles.md). A QP without a timer (timeout 0)
+  // waits for ever and raises nothing: the profile's bound is the assumption then.
+  static std::int64_t retire_bound(const Options& o) {
+    if (o.profile.retire_idle_ns == 0) return 0;
+    std::uint64_t bound = o.profile.retire_idle_ns;
+    if (o.setup)
+      for (const SetupQp& q : o.setup->qps) {
+        const std::uint64_t wait =
+            std::max<std::uint64_t>(q.timeout ? qp::local_ack_timeout_ns(*q.timeout) : 0,
+                                    q.min_rnr_timer ? qp::rnr_timer_ns(*q.min_rnr_timer) : 0);
+        if (wait != 0) bound = std::max(bound, wait + o.profile.timing_tolerance_ns);
+      }
+    return static_cast<std::int64_t>(
+        std::min<std::uint64_t>(bound, static_cast<std::uint64_t>(kMaxRetireAfter)));
+  }
+
   // Whether idle QP pairs are retired (Profile::retire_idle_ns): not with an --events log,
   // whose rules compare the log with every stream at the end, nor when only reconstructing the
   // flows (rocecert split groups them all).
-  bool retiring() const {
-    return opts.profile.retire_idle_ns > 0 && !opts.events && !opts.reconstruct_only;
-  }
+  bool retiring() const { return retire_after > 0 && !opts.events && !opts.reconstruct_only; }
 
   // A QP pair silent past the profile's bound is judged as if the capture had ended at its last
   // frame (Stream::finish: the same judgments, in the same order whatever the number of jobs)
   // and forgotten, so that memory follows the connections alive at once. Looked at every
   // quarter of the bound, in capture time; not while frames wait for a pairing decision, nor
   // for a stream an undecided response flow may still belong to, nor for one whose responder
-  // sent a fatal NAK (the requests after it are judged at the very end, err.after_fatal), nor
-  // for an RC stream with a request the capture does not show acknowledged (StreamEntry::
-  // settled: an RC stream whose responses were never paired stays to the end).
+  // sent a fatal NAK (the requests after it are judged at the very end, err.after_fatal).
+  // Silence past the bound means the requester has nothing outstanding or has given up: one
+  // still waiting for an answer resends within its local ACK timeout or RNR wait, which the
+  // bound exceeds (retire_bound).
   void retire_idle(std::int64_t ts, std::uint64_t frame) {
     now_ts = std::max(now_ts, ts);
     if (now_ts < next_sweep) return;
-    constexpr std::int64_t kMaxBound = std::numeric_limits<std::int64_t>::max() / 4;
-    const std::int64_t bound =
-        static_cast<std::int64_t>(std::min<std::uint64_t>(opts.profile.retire_idle_ns, kMaxBound));
-    next_sweep = now_ts > kMaxBound ? std::numeric_limits<std::int64_t>::max()
-                                    : now_ts + std::max<std::int64_t>(bound / 4, 1);
+    const std::int64_t bound = retire_after;
+    next_sweep = now_ts > kMaxRetireAfter ? std::numeric_limits<std::int64_t>::max()
+                                          : now_ts + std::max<std::int64_t>(bound / 4, 1);
     if (!held.empty() || now_ts < std::numeric_limits<std::int64_t>::min() + bound) return;
     const std::int64_t before = now_ts - bound;
     // Flows paired or given up since pair() last pruned the list go first (their entries may be
@@ -667,7 +676,7 @@ struct Checker::Impl {
         wanted.insert(rf.candidates->begin(), rf.candidates->end());
     const auto quiet = [&](std::size_t i) {
       const StreamEntry& e = streams[i];
-      return e.stream && e.active_ts < before && !e.fatal_seen && e.settled() && !wanted.count(i);
+      return e.stream && e.active_ts < before && !e.fatal_seen && !wanted.count(i);
     };
     std::erase_if(live, [&](std::size_t i) {
       if (!streams[i].stream) return true;  // retired with the other direction of its pair
@@ -729,8 +738,6 @@ struct Checker::Impl {
   void process_request(const Pkt& p, StreamEntry& e) {
     judge.count_frame(e.conn);
     if (opts.reconstruct_only) return;
-    if (!e.requested || detail::pdiff(p.psn(), e.req_hi) > 0) e.req_hi = p.psn();
-    e.requested = true;
     // Whether every response to this stream so far reached it: it is paired, or no response
     // from its responder's host to its requester's host is waiting for a stream. Only the QP
     // attribute rules read it (a setup given): no lookup per request otherwise.
@@ -768,17 +775,9 @@ struct Checker::Impl {
       judge.count_frame(e.conn);
       if (opts.reconstruct_only) return;
       restart_after_reset(e, p);
-      const std::optional<wire::AethKind> aeth =
-          p.has(wire::Header::Aeth) ? std::optional(wire::aeth_kind(p.aeth.syndrome))
-                                    : std::nullopt;
-      if (aeth == wire::AethKind::NAK &&
+      if (p.has(wire::Header::Aeth) && wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::NAK &&
           wire::nak_code(p.aeth.syndrome) != wire::NakCode::PSN_SEQUENCE_ERROR)
         e.fatal_seen = true;
-      if (p.op->ends_message() && (!aeth || aeth == wire::AethKind::ACK) &&
-          (!e.answered || detail::pdiff(p.psn(), e.ack_hi) > 0)) {
-        e.ack_hi = p.psn();
-        e.answered = true;
-      }
       run(e, detail::Shards::Kind::Response, p);
       return;
     }

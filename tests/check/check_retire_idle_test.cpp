@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -152,6 +153,31 @@ TEST(CheckRetireIdle, APairWithAFatalNakIsKeptSoRequestsAfterItAreStillCaught) {
   EXPECT_EQ(retire_notes(refused), 0u);
   p.retire_idle_ns = 0;
   EXPECT_EQ(write_then_write_later(0x1F).check(p).connections.size(), 1u);
+}
+
+// A setup whose QP waits longer than the silence (timeout 24: 68.7 s) raises the bound: a
+// requester may still resend after a minute of silence, so the pair is kept.
+TEST(CheckRetireIdle, ASetupWithALongerTimeoutRaisesTheBound) {
+  check::Options o;
+  o.profile = strict();
+  o.profile.retire_idle_ns = kSecond;
+  EXPECT_EQ(write_then_write_later(0x1F).check(o).connections.size(), 2u);
+  auto setup = std::make_shared<check::Setup>();
+  setup->file = "setup.json";
+  setup->keys_known = false;
+  check::SetupQp q;
+  q.host[0] = 10;
+  q.host[3] = 1;
+  q.qpn = Conversation::kQpA;
+  q.numbered = true;
+  q.timeout = 24;
+  setup->qps.push_back(q);
+  o.setup = setup;
+  const check::Report r = write_then_write_later(0x1F).check(o);
+  EXPECT_EQ(r.connections.size(), 1u) << describe(r);
+  EXPECT_EQ(retire_notes(r), 0u);
+  setup->qps.front().timeout = 14;  // 67 ms: the profile's 1 s stands
+  EXPECT_EQ(write_then_write_later(0x1F).check(o).connections.size(), 2u);
 }
 
 }  // namespace

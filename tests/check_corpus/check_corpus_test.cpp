@@ -168,6 +168,26 @@ TEST(CheckCorpus, FlushAndAtomicWriteUnderFaultsAreNeverFail) {
   EXPECT_EQ(req_agreed, req_compared);
 }
 
+// Idle QP pairs retired as early as the run's setup allows (Profile::retire_idle_ns 1 ns: the
+// bound is then the longest local ACK timeout or RNR timer of the setup's QPs, plus the tap's
+// tolerance), checked without the events log (with one nothing is retired), on one and two
+// jobs: never FAIL, and some pairs are retired.
+TEST(CheckCorpus, IdlePairsRetiredAtTheShortestBoundAreNeverFail) {
+  std::vector<check::Profile> profiles = corpus::corpus_profiles();
+  for (check::Profile& p : profiles) p.retire_idle_ns = 1;
+  std::uint64_t retired = 0;
+  for (std::uint64_t seed = 1; seed <= 2 * kBudget; ++seed) {
+    const corpus::Outcome o =
+        corpus::evaluate(seed, profiles, seed % 4 == 0 ? 2 : 0, corpus::Ops::classic, false);
+    EXPECT_TRUE(o.problems.empty()) << o.detail;
+    if (o.reports.empty()) continue;
+    for (const check::Note& n : o.reports.front().notes)
+      if (n.message.find("retire_idle_ns of profile") != std::string::npos)
+        retired += std::strtoull(n.message.c_str(), nullptr, 10);
+  }
+  EXPECT_GT(retired, kBudget / 20);
+}
+
 // Every capture `rocecert simulate --pcap` writes for the bundled scenarios (examples/,
 // vectors/scenarios/) goes through the checker: never FAIL with rxe, and with iba only what rxe
 // declares.
