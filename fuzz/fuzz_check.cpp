@@ -12,7 +12,9 @@
 //              byte in JSON; its remainder mod 3 picks what the DUT's side says (--setup,
 //              --events), from the real captures' files: 0 nothing, 1 cq_overflow's setup and
 //              completion log, 2 rnr_nak_then_ok's setup and multi_qp_errors' log (the seeds of
-//              those captures then reach the QP attribute and events rules).
+//              those captures then reach the QP attribute and events rules); its quotient by 24,
+//              mod 4, how soon a silent QP pair is retired (Profile::retire_idle_ns: the
+//              default 10 s, 1 ms, 30 ms, never), which happens without a log only.
 //   then frames, each [dt] [len: 2 bytes, big endian] [wire: 2 bytes, only if dt bit 7]
 //              [len bytes of frame, or what is left]
 //   dt bits 0-6: the time since the previous frame: v < 64 is v µs, v in 64-126 is (v - 63)
@@ -141,6 +143,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   opts.profile.max_capture_errors = data[0] >> 4;
   opts.jobs = (size & 1) == 0 ? 1 : (size & 2) != 0 ? 3 : 2;
   opts.shard_drill = (size & 4) != 0 ? static_cast<std::uint32_t>(1 + (size >> 3) % 8) : 0;
+  constexpr std::uint64_t kRetireIdle[] = {10'000'000'000, 1'000'000, 30'000'000, 0};
+  opts.profile.retire_idle_ns = kRetireIdle[(size / 24) % 4];
   opts.setup = dut_sides[size % 3].setup;
   opts.events = dut_sides[size % 3].events;
 
