@@ -22,15 +22,16 @@ namespace {
 
 constexpr std::int64_t kSecond = 1'000'000'000;
 
-// `file` played `copies` times, each copy `gap` after the end of the one before: the same hosts,
-// QPNs and PSNs each time, as a test program run again on QPs created anew with the same numbers.
-std::string repeated(const std::string& file, int copies, std::int64_t gap,
-                     const std::string& name) {
+// The captures `files` (Ethernet only) one after the other, each `gap` after the end of the one
+// before, into a file of the test's own; the same hosts, QPNs and PSNs as in each capture.
+std::string one_after_another(const std::vector<std::string>& files, std::int64_t gap,
+                              const std::string& name) {
   const std::string path = temp_path("check", name);
   pcap::Writer w(path);
   std::int64_t base = 1'700'000'000 * kSecond;
-  for (int i = 0; i < copies; ++i) {
-    pcap::Reader r(file);
+  for (const std::string& f : files) {
+    pcap::Reader r(f);
+    if (r.link() != wire::LinkType::Ethernet) continue;
     pcap::Record rec;
     std::int64_t first = -1, last = base;
     while (r.next(rec)) {
@@ -41,6 +42,13 @@ std::string repeated(const std::string& file, int copies, std::int64_t gap,
     base = last + gap;
   }
   return path;
+}
+
+// `file` played `copies` times, `gap` apart: as a test program run again on QPs created anew
+// with the same numbers.
+std::string repeated(const std::string& file, std::size_t copies, std::int64_t gap,
+                     const std::string& name) {
+  return one_after_another(std::vector<std::string>(copies, file), gap, name);
 }
 
 check::Report check_with(const std::string& file, std::uint64_t retire_idle_ns, unsigned jobs = 1) {
@@ -97,25 +105,10 @@ TEST(CheckRetireIdle, AQpPairSilentPastTheBoundIsJudgedAfreshWhenItSpeaksAgain) 
 // The same judgments in the same order whatever thread runs a stream: retiring is decided by the
 // checker's thread in capture order and runs in order with each stream's work.
 TEST(CheckRetireIdle, RetiringLeavesTheReportTheSameOnAnyNumberOfJobs) {
-  const std::string path = temp_path("check", "rocecert_retire_jobs.pcap");
-  {
-    // Every Ethernet capture of vectors/real/, each 2 s after the one before: with a 1 s bound
-    // the QP pairs of every capture retire while the next one runs.
-    pcap::Writer w(path);
-    std::int64_t base = 1'700'000'000 * kSecond;
-    for (const std::string& f : real_captures()) {
-      pcap::Reader r(f);
-      if (r.link() != wire::LinkType::Ethernet) continue;
-      pcap::Record rec;
-      std::int64_t first = -1, last = base;
-      while (r.next(rec)) {
-        if (first < 0) first = rec.ts_ns;
-        last = base + (rec.ts_ns - first);
-        w.write(last, rec.data, rec.len);
-      }
-      base = last + 2 * kSecond;
-    }
-  }
+  // Every Ethernet capture of vectors/real/, each 2 s after the one before: with a 1 s bound the
+  // QP pairs of every capture retire while the next one runs.
+  const std::string path =
+      one_after_another(real_captures(), 2 * kSecond, "rocecert_retire_jobs.pcap");
   const check::Report one = check_with(path, kSecond);
   EXPECT_EQ(retire_notes(one), 1u);
   const std::string expected = json_of(one);
