@@ -61,6 +61,10 @@ struct Pkt {
   // RC requests: the --events log shows the rkey they name deregistered or invalidated before
   // (KeyEpochs::dead), so they must be refused.
   bool key_dead = false;
+  // RC responses: the first one a stream gets after the checker paired its flow, when the flow
+  // had responses before (taken as answers to requests the capture does not show): the highest
+  // MSN they carried, and the highest PSN. The capture began mid-connection.
+  std::optional<std::uint32_t> earlier_msn, earlier_psn;
 
   std::uint32_t psn() const { return bth.psn; }
   bool has(wire::Header h) const { return op != nullptr && op->has(h); }
@@ -206,6 +210,9 @@ class Judge {
   // Marks a violation as explained by the network (`why`): it moves from the violation count to
   // the explained count and no longer affects a verdict.
   void explain_violation(const Ticket& t, std::string why);
+  // Every violation and deviation of connection `c` so far, explained by `why` (the checker's
+  // Judge, once every log is in the report).
+  void explain_connection(ConnIndex c, const std::string& why);
   void note(NoteKind kind, std::optional<ConnIndex> c, std::uint64_t frame, std::string message);
   void count_frame(ConnIndex c) { ++conn(c).frames; }
 
@@ -229,6 +236,16 @@ class Judge {
   std::vector<ConnIndex> forward_;  // forward_[i] == i for a survivor
   Ticket last_;
 };
+
+inline bool is_atomic(wire::Operation op) {
+  return op == wire::Operation::COMPARE_SWAP || op == wire::Operation::FETCH_ADD;
+}
+// FLUSH and ATOMIC WRITE (IBA 1.5): single-packet requests answered by a READ RESPONSE ONLY
+// with no payload at their PSN (docs/spec-notes.md §2.1, §4.5; rxe_resp.c, the FLUSH and
+// ATOMIC WRITE replies).
+inline bool is_placement(wire::Operation op) {
+  return op == wire::Operation::FLUSH || op == wire::Operation::ATOMIC_WRITE;
+}
 
 // The golden model's error profile a check profile names ("model": "rxe" or "iba").
 inline errors::ErrorProfile model_error_profile(const Profile& p) {

@@ -38,9 +38,11 @@ using detail::Pkt;
 
 // Frames held while a pairing is undecided; beyond this the undecided flow is given up.
 constexpr std::size_t kMaxHeld = 1u << 16;
-// How far before a stream's first PSN a response may lie and still count as evidence (a
-// capture that starts mid-connection shows ACKs of earlier requests).
+// How far before a stream's first PSN a response may lie and not count against it (a capture
+// that starts mid-connection shows ACKs of earlier requests).
 constexpr std::int32_t kPairSlack = 4096;
+// The requests an unpaired RC stream keeps for pairing (StreamEntry::recent).
+constexpr std::size_t kRecentRequests = 256;
 
 struct FlowKey {
   std::array<std::uint8_t, 16> src{}, dst{};
@@ -150,6 +152,13 @@ struct Checker::Impl {
     // What pairing reads, updated as frames arrive (before any holding).
     bool seen = false;
     std::uint32_t first = 0, next = 0;
+    // RC, until paired: its latest requests (at most kRecentRequests), what a READ response or
+    // an ATOMIC ACKNOWLEDGE must answer to count as evidence for it (answers()).
+    struct Recent {
+      std::uint32_t psn = 0;
+      wire::Operation op = wire::Operation::SEND;
+    };
+    std::vector<Recent> recent;
     // The time of the last frame handed to the stream (a QP reset in between restarts it).
     std::optional<std::int64_t> last_ts;
     // Sharded checking: the pieces of work handed to the stream since the balance's last look
@@ -167,6 +176,22 @@ struct Checker::Impl {
     std::optional<std::size_t> stream;
     std::optional<std::set<std::size_t>> candidates;
     std::set<std::size_t> ever;  // every stream that was once a candidate (for flow_groups)
+    // The candidates that sent the PSN of one of its responses: the only ones it may pair with
+    // (a response just before a stream's first PSN is no evidence for it).
+    std::set<std::size_t> fitted;
+    std::size_t known_streams = 0;  // streams.size() at its last response
+    // Responses taken before it was paired (orphans): the highest MSN among them, handed to
+    // its stream with the next response (Pkt::earlier_msn).
+    std::optional<std::uint32_t> orphan_msn, orphan_psn;
+    bool orphan_msn_due = false;
+    // The streams that sent the PSN of one of its responses, whatever they sent there.
+    std::set<std::size_t> fit_any;
+    // Paired streams (another flow's) that its responses fit as well: should it stay unpaired,
+    // which flow answers them cannot be decided (finish()).
+    std::vector<std::size_t> rivals;
+    std::uint64_t rival_frame = 0;
+    std::optional<std::uint32_t> psn_lo, psn_hi;  // the PSNs of its responses
+    std::optional<std::uint32_t> decided_psn;     // the PSN of the response that paired it
     bool given_up = false;
     bool noted_orphan = false;
     std::optional<ConnIndex> orphan_conn;
@@ -362,6 +387,11 @@ struct Checker::Impl {
     std::uint32_t span = 1;
     if (p.op->operation == wire::Operation::READ_REQUEST)
       span = std::max<std::uint32_t>(1, (p.reth.dmalen + 255) / 256);  // at most, MTU 256
+    if (e.transport == wire::Transport::RC && !e.requester_qpn) {
+      if (e.recent.size() >= kRecentRequests)
+        e.recent.erase(e.recent.begin(), e.recent.begin() + kRecentRequests / 2);
+      e.recent.push_back({p.psn(), p.op->operation});
+    }
     const std::uint32_t end = detail::padd(p.psn(), span);
     if (!e.seen) {
       e.seen = true;
@@ -369,11 +399,38 @@ struct Checker::Impl {
       e.next = end;
     } else if (detail::pdiff(end, e.next) > 0) {
       e.next = end;
+    } else if (detail::pdiff(p.psn(), e.first) < 0 &&
+               detail::pdiff(p.psn(), e.first) >= -kPairSlack) {
+      e.first = p.psn();  // sent too (the first requests came out of order, or a resend)
     }
   }
 
+  // Evidence for a pairing: `psn` lies among the PSNs the stream has sent.
   bool plausible(const StreamEntry& e, std::uint32_t psn) const {
-    return e.seen && detail::pdiff(psn, e.next) < 0 && detail::pdiff(psn, e.first) >= -kPairSlack;
+    return e.seen && detail::pdiff(psn, e.next) < 0 && detail::pdiff(psn, e.first) >= 0;
+  }
+  // No evidence either way: `psn` lies shortly before the stream's first PSN, an answer to a
+  // request sent before the capture began. Another QP's requests, unseen, may have had that
+  // PSN as well, so it pairs nothing on its own (but rules nothing out).
+  bool before_first(const StreamEntry& e, std::uint32_t psn) const {
+    return e.seen && detail::pdiff(psn, e.first) < 0 && detail::pdiff(psn, e.first) >= -kPairSlack;
+  }
+
+  // Whether response `p` can answer what stream `e` sent at its PSN: a READ response a READ (or
+  // a FLUSH or ATOMIC WRITE), an ATOMIC ACKNOWLEDGE an atomic, as far as the stream's latest
+  // requests show (a PSN they do not show, a READ's response slot among them, decides nothing).
+  // Two QPs between the same hosts may send the same PSNs (a capture that begins
+  // mid-connection shows one QP's answers before its requests): what was sent there tells them
+  // apart.
+  static bool answers(const StreamEntry& e, const Pkt& p) {
+    const wire::Operation op = p.op->operation;
+    if (op != wire::Operation::READ_RESPONSE && op != wire::Operation::ATOMIC_ACK) return true;
+    for (auto it = e.recent.rbegin(); it != e.recent.rend(); ++it)
+      if (it->psn == p.psn())
+        return op == wire::Operation::ATOMIC_ACK
+                   ? detail::is_atomic(it->op)
+                   : it->op == wire::Operation::READ_REQUEST || detail::is_placement(it->op);
+    return true;
   }
 
   // Pairs stream `idx` with its requester QPN (and the reverse direction with it).
@@ -381,6 +438,7 @@ struct Checker::Impl {
     StreamEntry& e = streams[idx];
     if (e.requester_qpn) return;
     e.requester_qpn = requester_qpn;
+    std::vector<StreamEntry::Recent>().swap(e.recent);  // pairing needs them no more
     // The connection's requester end learns its QP; not once the stream's connection was merged
     // into its reverse direction's, whose ends pair() below has set.
     if (judge.resolve(e.conn) == e.conn) judge.conn(e.conn).a.qpn = requester_qpn;
@@ -402,10 +460,8 @@ struct Checker::Impl {
       ResponseFlow& flow = responses.at(key);
       if (!flow.candidates || flow.stream || flow.given_up) continue;
       flow.candidates->erase(idx);
-      if (flow.candidates->size() == 1) {
-        const std::size_t only = *flow.candidates->begin();
-        pair(only, flow.requester_qpn);
-      }
+      if (flow.candidates->size() == 1 && flow.fitted.count(*flow.candidates->begin()))
+        pair(*flow.candidates->begin(), flow.requester_qpn);
     }
     // The reverse direction: the responder QP's own requests go to requester_qpn.
     if (const auto it = stream_of.find(flow_key(e.responder, e.requester, requester_qpn));
@@ -581,29 +637,170 @@ struct Checker::Impl {
   ResponseFlow& evidence(const Pkt& p) {
     const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
     ResponseFlow& rf = response_flow(k, p.src, p.dst, p.bth.dqpn);
-    if (rf.stream || rf.given_up) return rf;
-    std::set<std::size_t> fit;
+    if (!rf.psn_lo) {
+      rf.psn_lo = rf.psn_hi = p.psn();
+    } else if (detail::pdiff(p.psn(), *rf.psn_lo) < 0) {
+      rf.psn_lo = p.psn();
+    } else if (detail::pdiff(p.psn(), *rf.psn_hi) > 0) {
+      rf.psn_hi = p.psn();
+    }
+    if (rf.stream) return rf;
+    note_rivals(rf, p);
+    if (rf.given_up) return rf;
+    // fit: the stream sent the response's PSN; strong: and what it sent there is what such a
+    // response answers (answers()); open: fit, or no evidence either way (before_first()).
+    std::set<std::size_t> fit, strong, open;
     if (const auto it = between.find(flow_key(p.dst, p.src, 0)); it != between.end())
       for (std::size_t i : it->second) {
         const StreamEntry& e = streams[i];
         if (e.requester_qpn || e.transport != wire::Transport::RC) continue;
-        if (plausible(e, p.psn())) fit.insert(i);
+        if (plausible(e, p.psn())) {
+          fit.insert(i);
+          open.insert(i);
+          if (answers(e, p)) strong.insert(i);
+        } else if (before_first(e, p.psn())) {
+          open.insert(i);
+        }
       }
-    rf.ever.insert(fit.begin(), fit.end());
+    rf.ever.insert(open.begin(), open.end());
     if (!rf.candidates) {
-      if (!fit.empty()) {
-        rf.candidates = std::move(fit);
+      // From the first response that some stream sent the PSN of, or lies just before.
+      if (!open.empty()) {
+        rf.candidates = std::move(open);
         unresolved.push_back(k);
       }
     } else {
+      // A stream seen since the last response may be the one (its requests may have been sent
+      // before the capture began, and answered before it showed them).
       std::set<std::size_t> both;
-      for (std::size_t i : *rf.candidates)
-        if (fit.count(i)) both.insert(i);
+      for (std::size_t i : open)
+        if (rf.candidates->count(i) || i >= rf.known_streams) both.insert(i);
       rf.candidates = std::move(both);
       if (rf.candidates->empty()) give_up(rf, p.frame, "its PSNs fit no single request stream");
     }
-    if (rf.candidates && rf.candidates->size() == 1) pair(*rf.candidates->begin(), p.bth.dqpn);
+    rf.known_streams = streams.size();
+    rf.fit_any.insert(fit.begin(), fit.end());
+    // A response of another kind than the request at its PSN (a READ response to a SEND) is no
+    // evidence for that stream, but does not rule it out either: the device may be wrong.
+    rf.fitted.insert(strong.begin(), strong.end());
+    if (rf.candidates && rf.candidates->size() == 1 && rf.fitted.count(*rf.candidates->begin())) {
+      rf.decided_psn = p.psn();
+      pair(*rf.candidates->begin(), p.bth.dqpn);
+    }
     return rf;
+  }
+
+  // The paired streams whose sent PSNs hold the response of unpaired flow `rf` (one whose
+  // requests the capture does not show, or whose evidence fit no single stream).
+  void note_rivals(ResponseFlow& rf, const Pkt& p) {
+    const auto it = between.find(flow_key(p.dst, p.src, 0));
+    if (it == between.end()) return;
+    for (std::size_t i : it->second) {
+      const StreamEntry& e = streams[i];
+      if (!e.requester_qpn || *e.requester_qpn == rf.requester_qpn || !plausible(e, p.psn()) ||
+          !answers(e, p))
+        continue;
+      if (std::find(rf.rivals.begin(), rf.rivals.end(), i) != rf.rivals.end()) continue;
+      if (rf.rivals.empty()) rf.rival_frame = p.frame;
+      rf.rivals.push_back(i);
+    }
+  }
+
+  // A stream paired with one flow while another, left unpaired, fits it as well: a capture that
+  // begins mid-connection may show a QP's answers whose requests it never shows, with PSNs
+  // another QP between the same hosts sends too. Which flow answers the stream cannot be told,
+  // so its connection's violations are not held against the device (INCONCLUSIVE).
+  void settle_rivals() {
+    std::set<ConnIndex> done;
+    for (const auto& [k, rf] : responses) {
+      if (rf.stream) continue;
+      for (std::size_t i : rf.rivals) {
+        const ConnIndex c = judge.resolve(streams[i].conn);
+        if (!done.insert(c).second) continue;
+        const std::string why = fmt::format(
+            "responses from {} to QP {:#x}, never paired, fit this QP pair's requests too "
+            "(frame {}): which QP answered them cannot be decided",
+            rf.responder.str(), rf.requester_qpn, rf.rival_frame);
+        judge.explain_connection(c, why);
+        judge.note(NoteKind::Unpaired, c, rf.rival_frame,
+                   why + "; the connection's violations are not held against the device");
+      }
+    }
+    // The other way round: a stream that stayed unpaired, first seen after a flow was paired
+    // with another stream, and whose sent PSNs hold that flow's responses: they may be its.
+    // (The first kMaxLateStreams such streams: the work is theirs times the streams between
+    // the same hosts.)
+    constexpr std::size_t kMaxLateStreams = 256;
+    std::size_t late = 0;
+    for (std::size_t s2 = 0; s2 < streams.size() && late < kMaxLateStreams; ++s2) {
+      const StreamEntry& e2 = streams[s2];
+      if (e2.requester_qpn || !e2.seen || e2.transport != wire::Transport::RC) continue;
+      const auto hosts = between.find(flow_key(e2.requester, e2.responder, 0));
+      if (hosts == between.end()) continue;
+      ++late;
+      for (const std::size_t s1 : hosts->second) {
+        const StreamEntry& e1 = streams[s1];
+        const ResponseFlow* rf = flow_of(s1);
+        if (rf == nullptr || s2 < rf->known_streams || !holds(e2, *rf)) continue;
+        const ConnIndex c = judge.resolve(e1.conn);
+        // Only what the pairing produced is at stake: a connection without violations stands
+        // (declared deviations are no verdict to take back).
+        if (!has_violations(c)) continue;
+        if (!done.insert(c).second) continue;
+        const std::string why = fmt::format(
+            "requests from {} to QP {:#x}, never paired, were sent with the PSNs of this QP "
+            "pair's responses: which QP these answered cannot be decided",
+            e2.requester.str(), e2.responder_qpn);
+        judge.explain_connection(c, why);
+        judge.note(NoteKind::Unpaired, c, 0,
+                   why + "; the connection's violations are not held against the device");
+      }
+    }
+    // Two pairs whose flows' responses each fit the other's stream as well, one of them paired
+    // before the other's stream was seen: paired one way when the other was just as possible.
+    // Only where the pairing produced violations, for at most kMaxLateStreams streams.
+    std::size_t crossed = 0;
+    for (std::size_t s1 = 0; s1 < streams.size() && crossed < kMaxLateStreams; ++s1) {
+      const ResponseFlow* f1 = flow_of(s1);
+      if (f1 == nullptr || !has_violations(streams[s1].conn)) continue;
+      ++crossed;
+      const auto hosts = between.find(flow_key(streams[s1].requester, streams[s1].responder, 0));
+      for (const std::size_t s2 : hosts->second) {
+        const ResponseFlow* f2 = s2 == s1 ? nullptr : flow_of(s2);
+        if (f2 == nullptr || !holds(streams[s1], *f2) || !holds(streams[s2], *f1) ||
+            (s2 < f1->known_streams && s1 < f2->known_streams))
+          continue;
+        for (const std::size_t s : {s1, s2}) {
+          const ConnIndex c = judge.resolve(streams[s].conn);
+          if (!done.insert(c).second) continue;
+          const std::string why = fmt::format(
+              "the responses to QP {:#x} and to QP {:#x} each fit both QPs' requests: which QP "
+              "answered which cannot be decided",
+              f1->requester_qpn, f2->requester_qpn);
+          judge.explain_connection(c, why);
+          judge.note(NoteKind::Unpaired, c, 0,
+                     why + "; the connection's violations are not held against the device");
+        }
+      }
+    }
+  }
+  // The flow paired with stream `s`, if any.
+  const ResponseFlow* flow_of(std::size_t s) const {
+    const StreamEntry& e = streams[s];
+    if (!e.requester_qpn || e.transport != wire::Transport::RC) return nullptr;
+    const auto it = responses.find(flow_key(e.responder, e.requester, *e.requester_qpn));
+    return it == responses.end() || it->second.stream != s || !it->second.psn_lo ? nullptr
+                                                                                 : &it->second;
+  }
+  // Whether stream `e` sent the PSN of the response that paired flow `f` (so that, seen in
+  // time, it would have been a candidate).
+  bool holds(const StreamEntry& e, const ResponseFlow& f) const {
+    return plausible(e, f.decided_psn.value_or(*f.psn_hi));
+  }
+  bool has_violations(ConnIndex c) {
+    const Connection& conn = judge.conn(judge.resolve(c));
+    return std::any_of(conn.rules.begin(), conn.rules.end(),
+                       [](const RuleCount& n) { return n.violations != 0; });
   }
 
   void give_up(ResponseFlow& rf, std::uint64_t frame, std::string_view why) {
@@ -778,6 +975,14 @@ struct Checker::Impl {
       if (p.has(wire::Header::Aeth) && wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::NAK &&
           wire::nak_code(p.aeth.syndrome) != wire::NakCode::PSN_SEQUENCE_ERROR)
         e.fatal_seen = true;
+      if (rf.orphan_msn_due) {
+        rf.orphan_msn_due = false;
+        Pkt q = p;
+        q.earlier_msn = rf.orphan_msn;
+        q.earlier_psn = rf.orphan_psn;
+        run(e, detail::Shards::Kind::Response, q);
+        return;
+      }
       run(e, detail::Shards::Kind::Response, p);
       return;
     }
@@ -785,6 +990,11 @@ struct Checker::Impl {
     const ConnIndex c = orphan_conn(rf);
     judge.count_frame(c);
     ++rf.unjudged;
+    rf.orphan_msn_due = true;
+    if (p.has(wire::Header::Aeth) &&
+        (!rf.orphan_msn || detail::pdiff(p.aeth.msn, *rf.orphan_msn) > 0))
+      rf.orphan_msn = p.aeth.msn;
+    if (!rf.orphan_psn || detail::pdiff(p.psn(), *rf.orphan_psn) > 0) rf.orphan_psn = p.psn();
     if (!rf.given_up && !rf.noted_orphan) {
       rf.noted_orphan = true;
       judge.note(NoteKind::OneDirection, c, p.frame,
@@ -1054,9 +1264,16 @@ struct Checker::Impl {
   }
 
   Report finish(const std::string& file) {
-    for (const FlowKey& k : unresolved) {
+    for (const FlowKey& k : std::vector<FlowKey>(unresolved)) {
       ResponseFlow& rf = responses.at(k);
-      if (!rf.stream && !rf.given_up && rf.candidates) give_up(rf, 0, "the capture ended first");
+      if (rf.stream || rf.given_up || !rf.candidates) continue;
+      // One stream sent every PSN these responses carry, only not what they answer (a READ
+      // response to a SEND): theirs, and wrong.
+      if (rf.candidates->size() == 1 && rf.fit_any.count(*rf.candidates->begin()) &&
+          !streams[*rf.candidates->begin()].requester_qpn)
+        pair(*rf.candidates->begin(), rf.requester_qpn);
+      else
+        give_up(rf, 0, "the capture ended first");
     }
     drain();
     if (shards) {
@@ -1091,6 +1308,7 @@ struct Checker::Impl {
       for (const auto& s : retired) all.push_back(s.get());
       detail::check_events(judge, *opts.events, all, last_frame_ts);
     }
+    settle_rivals();
     std::size_t undecided = 0;
     std::uint64_t first_undecided = 0;
     for (const auto& [p, c] : unmarked_cnps) {

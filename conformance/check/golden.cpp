@@ -489,7 +489,7 @@ void GoldenResponder::agree(std::uint64_t disturbances) {
 
 void GoldenResponder::mismatch(const Pkt& p, std::uint64_t disturbances, std::string message,
                                std::string expected, bool content) {
-  if (!content && (free_resync_ || disturbances != sync_disturbances_)) {
+  if (!content && (free_resync_ || opening_ || disturbances != sync_disturbances_)) {
     free_resync_ = false;
     // The model may not know what the device saw (a capture that starts mid-connection, a
     // loss or a duplicate since the last agreement): start again from the next message.
@@ -518,8 +518,9 @@ bool GoldenResponder::msn_ok(const Pkt& p, std::uint32_t lo, bool exact) {
 }
 
 void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu,
-                                  std::uint64_t disturbances) {
+                                  std::uint64_t disturbances, bool opening) {
   if (stopped_) return;
+  opening_ = opening;
   if (model_ && model_->mtu_guessed && mtu && *mtu != model_->mtu) {
     if (log_full_)
       resync(std::nullopt, std::nullopt, "the path MTU became known late");
@@ -546,7 +547,7 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
     // No request with this PSN reached the model since it (re)started: the stream's rules judge
     // a PSN never sent (ack.psn_sent); here it is a request the restart skipped.
     if (a == nullptr || !a->answered()) {
-      if (free_resync_ || disturbances != sync_disturbances_ || resyncs_ != 0) {
+      if (free_resync_ || opening_ || disturbances != sync_disturbances_ || resyncs_ != 0) {
         free_resync_ = false;
         return resync(std::nullopt, std::nullopt, "a response to a request the replay skipped");
       }

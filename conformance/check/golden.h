@@ -101,9 +101,21 @@ class GoldenResponder {
   // one (not a resend, a duplicate or after a gap).
   void on_request(const Pkt& p, bool fresh);
   // A response of the device. `mtu`: the stream's path MTU when known. `disturbances`: the
-  // stream's count of gaps, resends, duplicates and corrupted frames so far.
-  void on_response(const Pkt& p, std::optional<std::uint32_t> mtu, std::uint64_t disturbances);
+  // stream's count of gaps, resends, duplicates and corrupted frames so far. `opening`: the
+  // stream's opening (stream.h): the device may hold requests the capture does not show, so a
+  // disagreement on what the model could not know is a resync.
+  void on_response(const Pkt& p, std::optional<std::uint32_t> mtu, std::uint64_t disturbances,
+                   bool opening);
   void finish();
+  // The device had requests the capture does not show before it began (Stream::lead): the
+  // model starts again at `epsn` with the device's `msn` (when known; else at the next new
+  // message), and, as at the capture's start, one disagreement may be its state's.
+  void lead(std::optional<std::uint32_t> epsn, std::optional<std::uint32_t> msn,
+            std::string_view why) {
+    if (stopped_) return;
+    resync(epsn, msn, why);
+    free_resync_ = true;
+  }
   // Its queues' buffers cut down to what they hold (Ring::trim), between two packets.
   void trim() {
     pending_.trim();
@@ -159,6 +171,7 @@ class GoldenResponder {
   // One disagreement may be a resync without a disturbance: the capture may start
   // mid-connection, where the device's state is not known.
   bool free_resync_ = true;
+  bool opening_ = false;                     // on_response's
   std::uint64_t sync_disturbances_ = 0;      // the stream's count at the last agreement or resync
   std::optional<std::uint32_t> want_start_;  // PSN to restart from (after a resync)
   std::optional<std::uint32_t> want_msn_offset_;

@@ -160,6 +160,24 @@ void Judge::explain_violation(const Ticket& t, std::string why) {
   if (t.conn) move(conn(*t.conn).rules[i]);
 }
 
+void Judge::explain_connection(ConnIndex c, const std::string& why) {
+  const ConnIndex r = resolve(c);
+  Connection& conn = report_->connections[r];
+  for (std::size_t i = 0; i < conn.rules.size(); ++i) {
+    RuleCount& mine = conn.rules[i];
+    RuleCount& all = report_->rules[i];
+    const std::uint64_t n = mine.violations + mine.deviations;
+    all.violations -= mine.violations;
+    all.deviations -= mine.deviations;
+    all.explained += n;
+    mine.explained += n;
+    mine.violations = mine.deviations = 0;
+  }
+  for (Violation& v : report_->violations)
+    if (v.connection != kNoConnection && resolve(v.connection) == r && v.explained.empty())
+      v.explained = why;
+}
+
 void Judge::note(NoteKind kind, std::optional<ConnIndex> c, std::uint64_t frame,
                  std::string message) {
   // Past the bound, a connection's note is not listed but still counts for its verdict; a note

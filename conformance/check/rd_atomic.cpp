@@ -34,6 +34,7 @@ void Stream::track_rd_atomic(const Pkt& p) {
       c.first_id = rd_atomic_.empty() ? rd_next_id_ : rd_atomic_.front().id;
       c.state = state(
           fmt::format("at most {} READ/atomic requests outstanding (max_rd_atomic)", c.limit));
+      c.opening = !pinned_;
       if (count == 0)
         decide_rd_atomic(c);  // max_rd_atomic 0: no READ or atomic may go out at all
       else
@@ -94,6 +95,10 @@ void Stream::close_rd_atomic(const Pkt& p) {
   }
   std::erase_if(rd_checks_, [&](const RdAtomicCheck& c) {
     if (c.confirmed + c.missed + c.forgotten < c.count) return false;
+    // One opened in the opening (stream.h) waits for it to end: in a capture that shows the
+    // connection's start it is decided; otherwise the requests it counted may be copies or
+    // resends of some answered before the capture, and it is dropped.
+    if (c.opening && !pinned_) return false;
     decide_rd_atomic(c);
     return true;
   });
@@ -101,6 +106,15 @@ void Stream::close_rd_atomic(const Pkt& p) {
 
 void Stream::decide_rd_atomic(const RdAtomicCheck& c) {
   const std::string_view what = c.p.op->name;
+  if (c.opening && !from_start_) {
+    j_->note(NoteKind::Gap, conn_, c.p.frame,
+             fmt::format("read.rd_atomic_limit not decided for {} at PSN {:#08x}: {} READ/atomic "
+                         "requests were outstanding as the tap saw it (max_rd_atomic {}), but it "
+                         "was sent in the capture's opening, where they may be copies or resends "
+                         "of requests answered before the capture",
+                         what, c.p.psn(), c.count, c.limit));
+    return;
+  }
   if (c.confirmed >= c.limit) {
     // rxe rounds max_rd_atomic up to a power of two (docs/spec-notes.md §11.14).
     const bool rounded = c.confirmed < qp::round_up_pow2(c.limit);

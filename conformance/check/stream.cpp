@@ -34,15 +34,6 @@ constexpr std::size_t kMaxTracked = 1u << 16;
 // How far before the first PSN seen a reordered first request may lie.
 constexpr std::int32_t kMaxReorder = 1024;
 
-bool is_atomic(Operation op) {
-  return op == Operation::COMPARE_SWAP || op == Operation::FETCH_ADD;
-}
-// FLUSH and ATOMIC WRITE (IBA 1.5): single-packet requests answered by a READ RESPONSE ONLY
-// with no payload at their PSN (docs/spec-notes.md §2.1, §4.5; rxe_resp.c, the FLUSH and
-// ATOMIC WRITE replies).
-bool is_placement(Operation op) {
-  return op == Operation::FLUSH || op == Operation::ATOMIC_WRITE;
-}
 // Operations that complete a message at the responder when their last packet executes
 // (docs/spec-notes.md §3.5: SEND/WRITE on their last packet, READ when accepted, each atomic,
 // FLUSH and ATOMIC WRITE).
@@ -551,6 +542,7 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
     rr.rkey = p.reth.rkey;
     rr.len = rr.seg_len = p.reth.dmalen;
     rr.seg_psn = rr.resp_next = p.psn();
+    rr.in_opening = !pinned_;
     reads_.push_back(rr);
     if (mtu_ || rr.len <= 256) {
       if (!mtu_ && rr.len <= 256) {
@@ -602,6 +594,7 @@ void Stream::old_packet(const Pkt& p) {
       rr.va = p.reth.va;
       rr.rkey = p.reth.rkey;
       rr.len = rr.seg_len = p.reth.dmalen;
+      rr.in_opening = !pinned_;
       // reads_ stays in PSN order (read_holding relies on it): a late READ goes in its place.
       auto at = reads_.end();
       while (at != reads_.begin() && pdiff(std::prev(at)->first, rr.first) > 0) --at;
@@ -1013,18 +1006,45 @@ void Stream::on_response(const Pkt& p) {
   ++responses_;
   last_response_ts_ = p.ts;
   if (!requester_qpn_) requester_qpn_ = p.bth.dqpn;
+  if (p.earlier_msn || p.earlier_psn) mid_connection(p.earlier_msn, p.earlier_psn);
+  // The pin (below) needs a response beyond every PSN any response showed before it.
+  const std::optional<std::uint32_t> top_before = top_resp_psn_;
+  if (!top_resp_psn_ || pdiff(p.psn(), *top_resp_psn_) > 0) top_resp_psn_ = p.psn();
   // A response that does not advance (a copy, a re-answer, one overtaken on the way): the
   // responder saw something the tap may not show in its order.
   if (highest_resp_ && pdiff(p.psn(), *highest_resp_) <= 0) ++disturbances_;
   if (!started_) {
+    mid_connection(p.has(wire::Header::Aeth) ? std::optional(p.aeth.msn) : std::nullopt,
+                   std::nullopt);
     if (!noted_early_response_)
       j_->note(NoteKind::Gap, conn_, p.frame,
                "responses before any request of this QP: the capture starts mid-connection");
     noted_early_response_ = true;
     return;
   }
-  const wire::OpcodeInfo& op = *p.op;
+  // Whatever is judged of it below, a response ends the READs and atomics it answers
+  // (read.rd_atomic_limit counts what is outstanding).
   if (!rd_atomic_.empty()) close_rd_atomic(p);
+  if (pdiff(p.psn(), first_psn_) < 0 &&
+      (p.op->operation == Operation::READ_RESPONSE || p.op->operation == Operation::ATOMIC_ACK)) {
+    // The answer to a READ or atomic sent before the capture began (its PSN precedes the first
+    // request the tap showed): what it answers is unknown, so nothing is judged of it. (An ACK
+    // or NAK there says nothing the rules hold against the device: a NAK may name a first
+    // request lost before the tap.)
+    if (!noted_early_response_)
+      j_->note(NoteKind::Gap, conn_, p.frame,
+               fmt::format("{} for PSN {:#08x} answers a request sent before the capture (the "
+                           "first request seen has PSN {:#08x}): such responses are not judged",
+                           p.op->name, p.psn(), first_psn_));
+    noted_early_response_ = true;
+    return;
+  }
+  if (lead_through_ && pdiff(p.psn(), *lead_through_) <= 0 && pdiff(p.psn(), first_psn_) >= 0) {
+    // The answer to a request the responder had before the capture (lead()): a duplicate's, or
+    // the original's still on its way; what it answers is not known either.
+    return;
+  }
+  const wire::OpcodeInfo& op = *p.op;
   if (!corrupt_.empty())
     std::erase_if(corrupt_, [&](const Corrupt& c) {
       if (c.request || !c.reacted || pdiff(p.psn(), c.psn) < 0) return false;
@@ -1054,6 +1074,18 @@ void Stream::on_response(const Pkt& p) {
   j_->checked(RuleId::AckPsn, conn_);
   const std::int32_t ahead = pdiff(p.psn(), next_);
   if (ahead >= 0) {
+    if (!pinned_) {
+      // In the opening, a response beyond everything the capture showed sent: the requester had
+      // sent up to it before the capture began (the tap started during a go-back-N, or with
+      // requests and answers in flight; corpus seeds 22 and 183 with their first frames cut).
+      const bool nak =
+          op.operation == Operation::ACK && wire::aeth_kind(p.aeth.syndrome) != wire::AethKind::ACK;
+      std::optional<std::uint32_t> msn;
+      if (op.operation == Operation::ACK || op.operation == Operation::ATOMIC_ACK)
+        msn = p.aeth.msn;  // the MSN through the PSN it acknowledges (a NAK: the one before)
+      lead(p, nak ? padd(p.psn(), -1) : p.psn(), msn);
+      return;
+    }
     const auto need = static_cast<std::uint32_t>(ahead) + 1;
     if (!j_->explain(
             conn_, *budget_, need, p,
@@ -1078,7 +1110,17 @@ void Stream::on_response(const Pkt& p) {
   else
     on_ack(p);
   if (!highest_resp_ || pdiff(p.psn(), *highest_resp_) > 0) highest_resp_ = p.psn();
-  if (golden_) golden_->on_response(p, mtu_, disturbances_ + budget_->used);
+  if (!pinned_ && op.has(wire::Header::Aeth) &&
+      wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK) {
+    // The opening ends with the first response, in order, whose MSN passes every MSN before it:
+    // the responder executed a request the capture shows. (A NAK does not end it: an original
+    // sent before the capture may still arrive late and be accepted.)
+    if (opening_msn_ && pdiff(p.aeth.msn, *opening_msn_) > 0 && top_before &&
+        pdiff(p.psn(), *top_before) > 0)
+      pinned_ = true;
+    if (!opening_msn_ || pdiff(p.aeth.msn, *opening_msn_) > 0) opening_msn_ = p.aeth.msn;
+  }
+  if (golden_) golden_->on_response(p, mtu_, disturbances_ + budget_->used, !pinned_);
   if (golden_req_) golden_req_->on_response(p, mtu_);
 }
 
@@ -1126,6 +1168,7 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
         back + (hi ? static_cast<std::int32_t>(hi->second) : std::max(0, pdiff(next_, base_)));
     j_->checked(RuleId::AckMsn, conn_);
     const std::int32_t above = pdiff(p.aeth.msn, from);
+    if ((above < 0 || above > span) && opening_explains_msn(p, padd(base_, -1), -above)) return;
     if (above < 0 || above > span)
       j_->violation(RuleId::AckMsn, "range", p, conn_,
                     fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
@@ -1135,12 +1178,20 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
   }
   if (!lo) return;
   if (!msn_base_) {
-    if (seeds) msn_base_ = padd(p.aeth.msn, -static_cast<std::int64_t>(*lo));
+    if (seeds) {
+      msn_base_ = padd(p.aeth.msn, -static_cast<std::int64_t>(*lo));
+      // The MSN is 0 after RESET (docs/spec-notes.md §3.5): a responder that had completed no
+      // message before the first request seen shows the connection's start, and no requests
+      // the capture missed; else the capture began mid-connection, and the opening goes on.
+      if (!seeded_ && *msn_base_ == 0) pinned_ = from_start_ = true;
+      seeded_ = true;
+    }
     return;
   }
   const std::uint32_t want = padd(*msn_base_, *lo);
   j_->checked(RuleId::AckMsn, conn_);
   if (exact) {
+    if (p.aeth.msn != want && opening_explains_msn(p, lo_psn, pdiff(want, p.aeth.msn))) return;
     if (p.aeth.msn != want)
       j_->violation(RuleId::AckMsn, "count", p, conn_,
                     fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} (messages "
@@ -1155,6 +1206,7 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
   // At most one message ends per PSN: a bound when the PSNs in between are not all known.
   const std::int32_t span = hi ? static_cast<std::int32_t>(hi->second - *lo)
                                : std::max(0, pdiff(padd(next_, -1), lo_psn));
+  if ((above < 0 || above > span) && opening_explains_msn(p, lo_psn, -above)) return;
   if (above < 0 || above > span)
     j_->violation(RuleId::AckMsn, "range", p, conn_,
                   fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
@@ -1162,8 +1214,89 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
                   state(fmt::format("MSN between {} and {}", want, padd(want, span))));
 }
 
+bool Stream::shows_start(const Pkt& p, std::uint32_t lo_psn) {
+  if (seeded_ || !p.has(wire::Header::Aeth)) return false;
+  const auto n = ends_through(lo_psn);
+  return n && padd(p.aeth.msn, -static_cast<std::int64_t>(*n)) == 0;
+}
+
+void Stream::mid_connection(std::optional<std::uint32_t> msn, std::optional<std::uint32_t> psn) {
+  // Responses before the requests they answer: the capture began mid-connection, so a
+  // baseline of 0 does not show the connection's start (the responses may be late), and the
+  // opening lasts until a response passes their MSN and PSN.
+  seeded_ = true;
+  if (msn && !pinned_ && (!opening_msn_ || pdiff(*msn, *opening_msn_) > 0)) opening_msn_ = msn;
+  if (psn && (!top_resp_psn_ || pdiff(*psn, *top_resp_psn_) > 0)) top_resp_psn_ = psn;
+}
+
+void Stream::note_lead(const Pkt& p, std::string_view what) {
+  if (!noted_lead_)
+    j_->note(NoteKind::Gap, conn_, p.frame,
+             fmt::format("the capture began while the responder held requests it does not show "
+                         "sent: {} for PSN {:#08x} {}; its answers to those requests are not "
+                         "judged",
+                         p.op->name, p.psn(), what));
+  noted_lead_ = true;
+}
+
+void Stream::lead(const Pkt& p, std::uint32_t through, std::optional<std::uint32_t> msn) {
+  note_lead(p, fmt::format("shows it had received through PSN {:#08x}", through));
+  seeded_ = true;
+  ++disturbances_;
+  if (!lead_through_ || pdiff(through, *lead_through_) > 0) lead_through_ = through;
+  const std::uint32_t end = padd(through, 1);
+  acknowledge_through(p, pdiff(end, next_) > 0 ? next_ : end, true);
+  if (pdiff(end, next_) > 0) {
+    // PSNs the capture never showed sent: the requester sent them before it began. What comes
+    // next may continue one of their messages.
+    recs_.clear();
+    base_ = una_ = next_ = end;
+    seq_known_ = false;
+    msg_open_ = false;
+  }
+  if (base_ == end) msn_base_ = msn;  // MSN before base_
+  if (!highest_resp_ || pdiff(through, *highest_resp_) > 0) highest_resp_ = through;
+  if (golden_)
+    golden_->lead(
+        end, msn,
+        fmt::format("the responder had PSNs through {:#08x} before the capture", through));
+}
+
+bool Stream::opening_explains_msn(const Pkt& p, std::uint32_t lo_psn, std::int32_t deficit) {
+  if (pinned_) return false;
+  if (deficit > 0 && msn_base_ && pdiff(lo_psn, base_) >= -1) {
+    // Fewer messages than the capture shows: the responder had the first of them before the
+    // capture (duplicates to it). The first PSN by which as many messages as the deficit have
+    // ended is where the requests it had stop; its MSN there is the baseline's.
+    std::int32_t ended = 0;
+    std::uint32_t psn = base_;
+    for (std::size_t i = 0; i < recs_.size() && pdiff(psn, lo_psn) <= 0; ++i, psn = padd(psn, 1)) {
+      const PsnRec& r = recs_[i];
+      if (!r.seen) break;  // whether it ended a message is unknown
+      if (r.ends && ++ended == deficit) {
+        lead(p, psn, *msn_base_);
+        return true;
+      }
+    }
+  }
+  // More messages than the capture shows (requests sent before it, executed), or a deficit no
+  // PSN accounts for: the MSN is taken as the responder gives it.
+  note_lead(p, fmt::format("carries MSN {}, which the requests the capture shows do not account "
+                           "for",
+                           p.aeth.msn));
+  seeded_ = true;
+  ++disturbances_;
+  const auto n = ends_through(lo_psn);
+  if (n && pdiff(lo_psn, base_) >= -1)
+    msn_base_ = padd(p.aeth.msn, -static_cast<std::int64_t>(*n));
+  else
+    msn_base_.reset();
+  if (golden_) golden_->lead(std::nullopt, std::nullopt, "the responder's MSN before the capture");
+  return true;
+}
+
 // Everything before `end` is acknowledged.
-void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
+void Stream::acknowledge_through(const Pkt& p, std::uint32_t end, bool before_capture) {
   if (pdiff(end, una_) <= 0) return;
   std::uint32_t unseen = 0;
   std::uint32_t first_unseen = 0;
@@ -1171,19 +1304,29 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end) {
   std::int64_t last_tx = 0;
   for_each_rec(una_, end, [&](PsnRec& r) {
     if (!r.seen) {
-      if (!maybe_read_slot(psn)) {
+      if (!before_capture && !maybe_read_slot(psn)) {
         if (unseen == 0) first_unseen = psn;
         ++unseen;
       }
       r.seen = true;  // accepted by the responder: it was sent
     }
-    last_tx = std::max(last_tx, r.tx_ts);
+    if (!before_capture) last_tx = std::max(last_tx, r.tx_ts);
     if (r.ends) retry_open_ = false;  // a message completed: a retry in progress is over
     psn = padd(psn, 1);
   });
   // The longest round trip seen: how long a response may still be on its way to the requester
   // after the tap showed it (psn.timeout).
   if (last_tx != 0 && p.ts > last_tx) max_rtt_ = std::max(max_rtt_, p.ts - last_tx);
+  if (unseen > 0 && !pinned_) {
+    // In the opening: PSNs the requester sent before the capture began (its first requests
+    // seen were resends or late copies).
+    note_lead(p, fmt::format("acknowledges {} PSNs from {:#08x} the capture does not show sent",
+                             unseen, first_unseen));
+    unseen = 0;
+    // What answers them later is not judged either (their requests may still come, late).
+    const std::uint32_t last = padd(end, -1);
+    if (!lead_through_ || pdiff(last, *lead_through_) > 0) lead_through_ = last;
+  }
   if (unseen > 0) {
     j_->checked(RuleId::PsnSequence, conn_);
     if (!j_->explain(conn_, *budget_, unseen, p,
@@ -1372,7 +1515,10 @@ void Stream::on_read_response(const Pkt& p) {
     if (psn == rr->resp_next || k == 0) {
       j_->checked(RuleId::ReadOpcode, conn_);
       if (k < n_seg && op.position != want) {
-        const bool resumed = rr->seg_psn != rr->first && k == 0 &&
+        // A READ sent in the opening of a capture that does not show the connection's start
+        // may be the rest of one requested before it.
+        const bool earlier = rr->in_opening && !from_start_ && !shows_start(p, rr->first);
+        const bool resumed = (rr->seg_psn != rr->first || earlier) && k == 0 &&
                              (op.position == Position::MIDDLE || op.position == Position::LAST);
         j_->violation(RuleId::ReadOpcode, resumed ? "resumed_mid_read" : "position", p, conn_,
                       fmt::format("READ response {} of {} (PSN {:#08x}) is {}, expected {}", k + 1,

@@ -146,6 +146,9 @@ class Stream {
     bool answered = false;       // a response was seen (the access was granted)
     bool answered_once = false;  // before the current response
     bool repeated = false;       // requested again (its replies carry the MSN of the moment)
+    // Sent in the opening: it may be the rest of a READ requested before the capture, re-requested
+    // from inside it (answered as a resumed READ).
+    bool in_opening = false;
   };
   struct AtomicReq {
     std::uint32_t psn = 0;
@@ -216,7 +219,24 @@ class Stream {
   bool placement_at(std::uint32_t psn);
   void on_placement_response(const Pkt& p);
   void on_atomic_ack(const Pkt& p);
-  void acknowledge_through(const Pkt& p, std::uint32_t psn_exclusive);
+  // `before_capture`: the responder had these PSNs before the capture began (lead()); those the
+  // tap never showed were sent then, not skipped.
+  void acknowledge_through(const Pkt& p, std::uint32_t psn_exclusive, bool before_capture = false);
+  // The capture began while the responder held requests the capture does not show sent (the
+  // tap started during a go-back-N, or with requests in flight): everything through `through`
+  // reached the responder before, its messages counted in `msn` (the MSN through `through`,
+  // when known). The stream and its golden replay go on from there.
+  void lead(const Pkt& p, std::uint32_t through, std::optional<std::uint32_t> msn);
+  // In the opening, an MSN `deficit` below the count through `lo_psn` (negative: above the most
+  // it can be): requests the responder had before the capture explain it, and are taken (true).
+  // False once the opening is over.
+  bool opening_explains_msn(const Pkt& p, std::uint32_t lo_psn, std::int32_t deficit);
+  void note_lead(const Pkt& p, std::string_view what);  // once per stream
+  // Whether response `p`, the first to set the MSN baseline through `lo_psn`, will show the
+  // connection's start (a baseline of 0).
+  bool shows_start(const Pkt& p, std::uint32_t lo_psn);
+  // Responses came before the requests they answer (the highest MSN and PSN they carried).
+  void mid_connection(std::optional<std::uint32_t> msn, std::optional<std::uint32_t> psn);
   // The AETH's MSN against the messages completed through lo_psn: equal (`exact`), or up to
   // what completed since. `seeds`: an answer sent when its request was accepted (ACK, NAK, READ
   // RESPONSE FIRST/ONLY, ATOMIC ACKNOWLEDGE), which may set the MSN baseline.
@@ -306,6 +326,19 @@ class Stream {
   wire::Operation cur_op_ = wire::Operation::SEND;
 
   std::optional<std::uint32_t> msn_base_;  // responder's MSN before base_
+  // The opening: until the first MSN baseline is 0 (the connection's start), or a response
+  // beyond every PSN answered before shows the responder's MSN pass every MSN before it (the
+  // highest so far: opening_msn_), the responder may hold requests the capture does not show
+  // sent (lead(); docs/check.md, "A capture that begins mid-conversation").
+  bool pinned_ = false;
+  bool seeded_ = false;
+  bool from_start_ = false;  // pinned by a baseline of 0: the capture shows the start
+  std::optional<std::uint32_t>
+      top_resp_psn_;  // the highest PSN of any response so far  // the MSN baseline was set once (a
+                      // baseline of 0 pins at once)
+  std::optional<std::uint32_t> lead_through_;  // the highest PSN lead() took
+  std::optional<std::uint32_t> opening_msn_;
+  bool noted_lead_ = false;
   std::optional<std::uint32_t> highest_resp_;
 
   // read.rd_atomic_limit: the READ / atomic / ATOMIC WRITE messages outstanding as the tap
@@ -323,6 +356,7 @@ class Stream {
     Pkt p;  // the request sent while `count` were outstanding
     StateSnapshot state;
     std::uint32_t limit = 0, count = 0;
+    bool opening = false;        // opened in the stream's opening
     std::uint64_t first_id = 0;  // the counted messages: ids first_id .. first_id + count - 1
     // Of those: ended by their own last response after p (they were outstanding at the
     // requester), ended by a later response with theirs never seen (the tap missed it), or

@@ -209,6 +209,37 @@ std::vector<std::uint8_t> bth_aeth(wire::Bth bth, wire::Opcode op, wire::Aeth ae
 
 // --- forbidden ---------------------------------------------------------------------------------
 
+// The response of flow `r` that ends its opening: the first one beyond every PSN answered before
+// whose MSN passes every MSN before it, so the responder had executed a request the capture
+// shows. Until then
+// the checker explains a response beyond what the capture shows sent, an MSN the capture's
+// requests do not account for, or PSNs acknowledged that the capture never showed sent, by
+// requests sent before the capture began (docs/check.md, "A capture that begins
+// mid-conversation"), so a change there cannot be told apart.
+std::optional<std::size_t> opening_end(const Ctx& c, const Flow& r) {
+  std::optional<std::uint32_t> top_msn, top_psn;
+  for (const std::size_t j : r.frames) {
+    if (!c.a.usable(j)) continue;
+    const ParsedFrame& q = c.p(j);
+    const bool beyond = top_psn && detail::psn_diff(q.bth.psn, *top_psn) > 0;
+    if (has_aeth(q) && aeth_kind(q) == wire::AethKind::ACK) {
+      const bool above = !top_msn || detail::psn_diff(q.aeth.msn, *top_msn) > 0;
+      if (top_msn && above && beyond) return j;
+      if (above) top_msn = q.aeth.msn;
+    }
+    if (!top_psn || detail::psn_diff(q.bth.psn, *top_psn) > 0) top_psn = q.bth.psn;
+  }
+  return std::nullopt;
+}
+
+// Whether response frame i comes after its flow's opening.
+bool after_opening(const Ctx& c, std::size_t i) {
+  const Flow* r = c.a.flow_of(i);
+  if (r == nullptr) return false;
+  const std::optional<std::size_t> end = opening_end(c, *r);
+  return end && *end < i;
+}
+
 // New requests take consecutive PSNs (IBA Vol. 1 chapter 9; spec-notes §3.1-3.2).
 void psn_skip(Ctx& c, Work& w) {
   // A new request the responder answers afterwards (a response at or beyond its PSN), so the
@@ -217,12 +248,15 @@ void psn_skip(Ctx& c, Work& w) {
   for (const Flow& q : c.a.flows) {
     if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
     const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
+    // After the opening of its responses (see opening_end).
+    const std::optional<std::size_t> opened = opening_end(c, r);
     std::uint32_t highest = c.p(q.frames.front()).bth.psn;
     for (std::size_t k = 1; k < q.frames.size(); ++k) {
       const std::size_t i = q.frames[k];
       const std::uint32_t psn = c.p(i).bth.psn;
       if (detail::psn_diff(psn, highest) <= 0) continue;
       highest = psn;
+      if (!opened || *opened > i) continue;
       const bool answered = std::any_of(r.frames.begin(), r.frames.end(), [&](std::size_t j) {
         return j > i && detail::psn_diff(c.p(j).bth.psn, psn) >= 0;
       });
@@ -498,20 +532,6 @@ bool comes_again(const Ctx& c, std::size_t i) {
   return false;
 }
 
-// Whether frame i is the first response with an AETH of its flow (which sets the baseline the
-// checker's MSN and pairing start from, so that a change there cannot be told apart).
-bool first_aeth_of_flow(const Ctx& c, std::size_t i) {
-  const ParsedFrame& p = c.p(i);
-  for (std::size_t j = 0; j < i; ++j) {
-    if (!c.a.usable(j)) continue;
-    const ParsedFrame& q = c.p(j);
-    if (q.op->is_response() && has_aeth(q) && q.ip.src == p.ip.src && q.ip.dst == p.ip.dst &&
-        q.bth.dqpn == p.bth.dqpn)
-      return false;
-  }
-  return true;
-}
-
 // A resend repeats what was sent (IBA Vol. 1 §9.7.5.2, go-back-N; spec-notes §5.3): the
 // model's requester, replayed in lockstep on the same messages, sends the original RETH there.
 void resend_changed(Ctx& c, Work& w) {
@@ -559,8 +579,7 @@ void icrc_corrupt(Ctx& c, Work& w) {
 // A response carries the PSN of a request that was sent (spec-notes §4.6).
 void ack_unsent_psn(Ctx& c, Work& w) {
   auto cand = frames_where(c, [&](std::size_t i) {
-    return is_ack_op(c.p(i)) && aeth_kind(c.p(i)) == wire::AethKind::ACK &&
-           !first_aeth_of_flow(c, i);
+    return is_ack_op(c.p(i)) && aeth_kind(c.p(i)) == wire::AethKind::ACK && after_opening(c, i);
   });
   const std::size_t i = cand[c.pick(cand.size())];
   set_psn(c, w, i, detail::psn_add(c.p(i).bth.psn, kPsnShift));
@@ -627,7 +646,7 @@ void msn_jump(Ctx& c, Work& w) {
   auto with_aeth = frames_where(c, [&](std::size_t i) {
     const ParsedFrame& p = c.p(i);
     return p.op->is_response() && has_aeth(p) && p.op->ends_message() &&
-           aeth_kind(p) == wire::AethKind::ACK && !first_aeth_of_flow(c, i);
+           aeth_kind(p) == wire::AethKind::ACK && after_opening(c, i);
   });
   std::vector<std::size_t> acks;
   std::copy_if(with_aeth.begin(), with_aeth.end(), std::back_inserter(acks),

@@ -136,10 +136,12 @@ TEST(CheckRules, LossBeforeTheTapThenNakAndResendPasses) {
 
 TEST(CheckRules, PsnSkipAcknowledgedFails) {
   Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 99, 64);
+  c.ack(99, 1);  // MSN 1 for the first message: the capture shows the connection's start
   c.req(Opcode::RC_SEND_ONLY, 100, 64);
   c.req(Opcode::RC_SEND_ONLY, 101, 64);
   c.req(Opcode::RC_SEND_ONLY, 110, 64);  // 102..109 never sent
-  c.ack(110, 3);
+  c.ack(110, 4);
   const check::Report r = c.check(strict(4));
   EXPECT_EQ(count(r, RuleId::PsnSequence), 1u) << describe(r);
   EXPECT_EQ(r.verdict, Verdict::FAIL);

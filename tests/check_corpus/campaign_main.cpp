@@ -3,8 +3,8 @@
 // checked on N threads, and a report that differs is a problem; with PLACEMENTS=1 the RC pairs
 // also post FLUSH and ATOMIC WRITE (corpus::Ops::with_placements); RETIRE_IDLE_NS=N retires QP
 // pairs silent for N ns (Profile::retire_idle_ns; the runs then checked without their --events
-// logs). Exit 1 when a seed has a problem
-// or an opcode of the list never appeared (docs/check-validation.md).
+// logs); CUT_HEAD=1 cuts the start of each capture (corpus::EvalOptions::cut_head). Exit 1 when a
+// seed has a problem or an opcode of the list never appeared (docs/check-validation.md).
 #include <fmt/format.h>
 
 #include <cctype>
@@ -53,6 +53,17 @@ void tally_replay(const check::Note& n, std::map<std::string, std::uint64_t>& t)
     t[who + " last resync: " + why] += 1;
   }
 }
+// The words of a note before its first number or colon: what kind of gap made a run
+// INCONCLUSIVE, without the PSNs and frames.
+std::string note_gist(const check::Note& n) {
+  std::string gist = std::string(check::to_string(n.kind)) + ":";
+  for (const char ch : n.message) {
+    if (ch == ':' || std::isdigit(static_cast<unsigned char>(ch)) != 0 || gist.size() > 90) break;
+    gist += ch;
+  }
+  while (!gist.empty() && gist.back() == ' ') gist.pop_back();
+  return gist;
+}
 }  // namespace
 
 int main() {
@@ -66,6 +77,8 @@ int main() {
   // retirement on traffic whose silences are milliseconds, not the built-in 10 s.
   // Checked without the run's --events log then (with one, nothing is retired).
   const std::uint64_t retire_idle = env_u64("RETIRE_IDLE_NS", 0);
+  // CUT_HEAD=1: each capture loses its first frames, as a tap started mid-conversation.
+  const bool cut_head = env_u64("CUT_HEAD", 0) != 0;
   if (retire_idle != 0)
     for (check::Profile& p : profiles) p.retire_idle_ns = retire_idle;
   std::map<std::string, std::uint64_t> opcodes, faults, taps, verdicts, events;
@@ -75,9 +88,11 @@ int main() {
   std::map<std::string, std::uint64_t> deviated, explained;
   std::uint64_t frames = 0, bad = 0, longest = 0, longest_seed = 0;
   std::map<std::string, std::uint64_t> replays;         // the golden replays' notes, added up
+  std::map<std::string, std::uint64_t> inconclusive;    // note gist -> INCONCLUSIVE runs with it
   std::uint64_t retired_runs = 0, retired_streams = 0;  // RETIRE_IDLE_NS (first profile)
   for (std::uint64_t seed = first; seed < first + seeds; ++seed) {
-    const corpus::Outcome o = corpus::evaluate(seed, profiles, compare_jobs, ops, retire_idle == 0);
+    const corpus::Outcome o = corpus::evaluate(
+        seed, profiles, {compare_jobs, ops, retire_idle == 0 && !cut_head, cut_head});
     frames += o.run.frames.size();
     if (o.run.end_ns > longest) {
       longest = o.run.end_ns;
@@ -103,6 +118,14 @@ int main() {
           retired_streams += std::strtoull(n.message.c_str(), nullptr, 10);
         }
       }
+    // Why the first profile's INCONCLUSIVE runs are so: each note that can make a connection
+    // INCONCLUSIVE, counted once per run.
+    if (!o.reports.empty() && o.reports.front().verdict == check::Verdict::INCONCLUSIVE) {
+      std::set<std::string> gists;
+      for (const check::Note& n : o.reports.front().notes)
+        if (check::verdict_of(n.kind) == check::Verdict::INCONCLUSIVE) gists.insert(note_gist(n));
+      for (const std::string& g : gists) ++inconclusive[g];
+    }
     for (std::size_t i = 0; i < o.reports.size(); ++i)
       ++verdicts[fmt::format("{} {}", profiles[i].name,
                              corpus::verdict_name(o.reports[i].verdict))];
@@ -119,6 +142,7 @@ int main() {
   if (retired_runs != 0)
     fmt::print("idle request streams retired: {} in {} runs\n", retired_streams, retired_runs);
   for (const auto& [v, n] : verdicts) fmt::print("verdict {}: {}\n", v, n);
+  for (const auto& [g, n] : inconclusive) fmt::print("inconclusive {}: {} runs\n", g, n);
   for (const auto& [t, n] : taps) fmt::print("tap {}: {} runs\n", t, n);
   for (const auto& [a, n] : faults) fmt::print("fault {}: {} frames\n", a, n);
   for (const auto& [e, n] : events) fmt::print("model {}: {}\n", e, n);

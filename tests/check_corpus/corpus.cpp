@@ -716,7 +716,9 @@ void write_pcap(const Run& run, const std::string& path) {
 std::vector<const check::Violation*> failing_violations(const check::Report& report) {
   std::vector<const check::Violation*> out;
   for (const check::Violation& v : report.violations)
-    if (!v.deviation && check::rule(v.rule).severity == check::Severity::Error) out.push_back(&v);
+    if (!v.deviation && v.explained.empty() &&
+        check::rule(v.rule).severity == check::Severity::Error)
+      out.push_back(&v);
   return out;
 }
 
@@ -777,10 +779,22 @@ std::vector<std::string> judge(const std::vector<check::Report>& reports,
 }
 
 Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles,
-                 unsigned compare_jobs, Ops ops, bool with_log) {
+                 const EvalOptions& how) {
+  const unsigned compare_jobs = how.compare_jobs;
+  const bool with_log = how.with_log && !how.cut_head;
   Outcome o;
-  o.c = make_case(seed, ops);
+  o.c = make_case(seed, how.ops);
   o.run = run_case(o.c);
+  std::uint64_t cut = 0;  // frames the tap missed at the start (EvalOptions::cut_head)
+  if (how.cut_head && o.run.frames.size() >= 2) {
+    std::uint64_t h = seed * 0x9E3779B97F4A7C15ull;  // splitmix64 of the seed
+    h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ull;
+    h = (h ^ (h >> 27)) * 0x94D049BB133111EBull;
+    h ^= h >> 31;
+    cut = 1 + h % (o.run.frames.size() - 1);
+    o.run.frames.erase(o.run.frames.begin(),
+                       o.run.frames.begin() + static_cast<std::ptrdiff_t>(cut));
+  }
   for (const std::string& f : o.run.failures) o.problems.push_back("the model refused: " + f);
   if (o.run.end_ns > kBusyLimitNs)
     o.problems.push_back(fmt::format("the model was still busy after {} ms of simulated time",
@@ -795,7 +809,7 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
   std::uint64_t want = o.run.sent;
   if (o.c.tap.point == conformance::Tap::Point::INGRESS)
     want = o.run.sent - fault("drop") + fault("duplicate");
-  if (o.c.tap.point != conformance::Tap::Point::HOST && o.run.frames.size() != want)
+  if (o.c.tap.point != conformance::Tap::Point::HOST && o.run.frames.size() + cut != want)
     o.problems.push_back(
         fmt::format("the tap saw {} frames, {} expected", o.run.frames.size(), want));
   const std::string name = fmt::format("corpus-seed-{}.pcap", seed);
@@ -827,6 +841,9 @@ Outcome evaluate(std::uint64_t seed, const std::vector<check::Profile>& profiles
     std::ofstream(scenario_path) << o.c.scenario << "\n";
     for (const std::string& p : o.problems) o.detail += "  problem: " + p + "\n";
     o.detail += fmt::format("  scenario written to {}\n", scenario_path);
+    if (cut != 0)
+      o.detail +=
+          fmt::format("  the capture's first {} frames cut (the pcap holds the rest)\n", cut);
     for (const check::Report& r : o.reports) o.detail += describe(o.c, o.run, r, path);
   }
   return o;

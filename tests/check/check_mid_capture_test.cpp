@@ -1,0 +1,157 @@
+// A capture that begins mid-conversation (docs/check.md, "A capture that begins
+// mid-conversation"): what came before the tap started is a gap, never a FAIL; once the
+// capture shows where the responder stands, every rule applies again.
+#include <gtest/gtest.h>
+
+#include "conversation.h"
+
+namespace rocecert {
+namespace {
+
+using check::NoteKind;
+using check::RuleId;
+using check::Verdict;
+using testing::Conversation;
+using testing::count;
+using testing::describe;
+using testing::strict;
+using wire::Opcode;
+
+bool has_gap_note(const check::Report& r, std::string_view words) {
+  for (const check::Note& n : r.notes)
+    if (n.kind == NoteKind::Gap && n.message.find(words) != std::string::npos) return true;
+  return false;
+}
+
+void atomic(Conversation& c, Opcode op, std::uint32_t psn) {
+  wire::FrameSpec s = c.make(true, op, Conversation::kQpB, psn);
+  s.atomiceth = {0x2000, 7, 1, 0};
+  c.send(s);
+}
+void atomic_ack(Conversation& c, std::uint32_t psn, std::uint32_t msn) {
+  wire::FrameSpec s = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, Conversation::kQpA, psn);
+  s.aeth = {0x1F, msn};
+  s.atomicacketh = {5};
+  c.send(s);
+}
+
+// SEND ONLYs from A at the PSNs of `acks`, each answered by an ACK of {PSN, MSN}.
+Conversation sends(std::initializer_list<std::pair<std::uint32_t, std::uint32_t>> acks,
+                   std::uint32_t first_psn) {
+  Conversation c;
+  std::uint32_t psn = first_psn;
+  for (const auto& [ack_psn, msn] : acks) {
+    c.req(Opcode::RC_SEND_ONLY, psn++, 64);
+    c.ack(ack_psn, msn);
+  }
+  return c;
+}
+
+// The tap starts while the requester resends after a timeout (corpus seed 22 cut at frame 70):
+// the responder had received through PSN 514 before, so it answers the resent atomics with
+// their saved answers and the current MSN, and each resent WRITE with an ACK of 514.
+Conversation mid_resend() {
+  Conversation c;
+  atomic(c, Opcode::RC_FETCH_ADD, 509);
+  atomic_ack(c, 509, 6);
+  atomic(c, Opcode::RC_COMPARE_SWAP, 510);
+  atomic_ack(c, 510, 6);
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 511, 64);
+  w.reth = {0x3000, 7, 64};
+  c.send(w);
+  c.ack(514, 6);
+  c.req(Opcode::RC_SEND_FIRST, 512, 1024);
+  c.ack(514, 6);
+  c.req(Opcode::RC_SEND_MIDDLE, 513, 1024);
+  c.ack(514, 6);
+  c.req(Opcode::RC_SEND_LAST, 514, 100);
+  c.ack(514, 6);
+  c.req(Opcode::RC_SEND_ONLY, 515, 64);  // new: MSN 7
+  c.ack(515, 7);
+  return c;
+}
+
+TEST(CheckMidCapture, ACaptureThatBeginsMidResendIsAGapNotAFail) {
+  const check::Report r = mid_resend().check(strict());
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckPsn), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckMsn), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 0u) << describe(r);
+  EXPECT_TRUE(has_gap_note(r, "the capture began while the responder held requests"))
+      << describe(r);
+}
+
+TEST(CheckMidCapture, AfterTheOpeningAnAckOfAnUnsentPsnFailsAgain) {
+  // The same start; once PSN 515 was executed (MSN 7), the responder's place is known.
+  Conversation c = mid_resend();
+  c.req(Opcode::RC_SEND_ONLY, 516, 64);
+  c.ack(530, 8);  // nothing was sent past 516
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckPsn), 1u) << describe(r);
+}
+
+TEST(CheckMidCapture, AnMsnBaselineOfZeroShowsTheStartAndLeavesNoOpening) {
+  // The first ACK says one message completed, the first one seen: the connection's start (the
+  // MSN is 0 after RESET), so an ACK past what was sent fails at once.
+  const check::Report r = sends({{100, 1}, {105, 1}}, 100).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckPsn), 1u) << describe(r);
+}
+
+TEST(CheckMidCapture, DuplicatesOfRequestsTheResponderHadAreNotCountedAgain) {
+  // The responder had 100 and 101 before the capture (their ACKs lost): their resends carry
+  // the MSN of then, 9, and the first new message makes it 10. Without the opening, the second
+  // ACK's MSN would be one short.
+  // The last ACK, after the opening, is one short.
+  const check::Report r = sends({{100, 9}, {101, 9}, {102, 10}, {103, 10}}, 100).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  ASSERT_EQ(count(r, RuleId::AckMsn), 1u) << describe(r);
+  EXPECT_EQ(testing::first_of(r, RuleId::AckMsn)->frame, 8u) << describe(r);
+  EXPECT_TRUE(has_gap_note(r, "which the requests the capture shows do not account for") ||
+              has_gap_note(r, "shows it had received through"))
+      << describe(r);
+}
+
+TEST(CheckMidCapture, AnswersToReadsAndAtomicsSentBeforeTheCaptureAreNotJudged) {
+  // The first request seen is 100; an atomic ACK for 98 and a READ response for 99 answer
+  // requests the tap never showed.
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  atomic_ack(c, 98, 4);
+  wire::FrameSpec rr = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 99, 8);
+  rr.aeth = {0x1F, 5};
+  c.send(rr);
+  c.ack(100, 6);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE) << describe(r);
+  EXPECT_EQ(r.violations.size(), 0u) << describe(r);
+  EXPECT_TRUE(has_gap_note(r, "answers a request sent before the capture")) << describe(r);
+}
+
+TEST(CheckMidCapture, AFlowOfAnUnseenQpThatFitsAPairedStreamMakesItInconclusive) {
+  // QP 0x33's requests are not in the capture, and their PSNs are QP 0x11's. Its answers came
+  // first and were paired with 0x11's stream (the only one then); 0x11's own answers, left
+  // unpaired, fit it as well: which flow answers it cannot be decided.
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);  // A:0x11 -> B:0x22
+  wire::FrameSpec other = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x33, 100);
+  other.aeth = {0x1F, 1};
+  c.send(other);
+  wire::FrameSpec other_atomic =
+      c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x33, 101);  // 101 is a SEND of 0x11
+  other_atomic.aeth = {0x1F, 2};
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.send(other_atomic);
+  c.ack(100, 1);
+  c.ack(101, 2);
+  const check::Report r = c.check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  bool noted = false;
+  for (const check::Note& n : r.notes)
+    noted |= n.kind == NoteKind::Unpaired && n.message.find("never paired") != std::string::npos;
+  EXPECT_TRUE(noted) << describe(r);
+}
+
+}  // namespace
+}  // namespace rocecert
