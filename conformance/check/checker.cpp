@@ -825,8 +825,10 @@ struct Checker::Impl {
   // QP a local ACK timeout or a responder an RNR timer that, with the tap's tolerance, exceeds
   // it (IBA Vol. 1 §9.7.6.1.3, §9.7.5.2.8; docs/profiles.md). A QP without a timer (timeout 0)
   // waits for ever and raises nothing: the profile's bound is the assumption then.
+  // 0: never (the profile says so; an --events log, whose rules compare the log with every
+  // stream at the end; or only reconstructing the flows, as rocecert split groups them all).
   static std::int64_t retire_bound(const Options& o) {
-    if (o.profile.retire_idle_ns == 0) return 0;
+    if (o.profile.retire_idle_ns == 0 || o.events || o.reconstruct_only) return 0;
     std::uint64_t bound = o.profile.retire_idle_ns;
     if (o.setup)
       for (const SetupQp& q : o.setup->qps) {
@@ -838,11 +840,6 @@ struct Checker::Impl {
     return static_cast<std::int64_t>(
         std::min<std::uint64_t>(bound, static_cast<std::uint64_t>(kMaxRetireAfter)));
   }
-
-  // Whether idle QP pairs are retired (Profile::retire_idle_ns): not with an --events log,
-  // whose rules compare the log with every stream at the end, nor when only reconstructing the
-  // flows (rocecert split groups them all).
-  bool retiring() const { return retire_after > 0 && !opts.events && !opts.reconstruct_only; }
 
   // A QP pair silent past the profile's bound is judged as if the capture had ended at its last
   // frame (Stream::finish: the same judgments, in the same order whatever the number of jobs)
@@ -856,11 +853,10 @@ struct Checker::Impl {
   void retire_idle(std::int64_t ts, std::uint64_t frame) {
     now_ts = std::max(now_ts, ts);
     if (now_ts < next_sweep) return;
-    const std::int64_t bound = retire_after;
     next_sweep = now_ts > kMaxRetireAfter ? std::numeric_limits<std::int64_t>::max()
-                                          : now_ts + std::max<std::int64_t>(bound / 4, 1);
-    if (!held.empty() || now_ts < std::numeric_limits<std::int64_t>::min() + bound) return;
-    const std::int64_t before = now_ts - bound;
+                                          : now_ts + std::max<std::int64_t>(retire_after / 4, 1);
+    if (!held.empty() || now_ts < std::numeric_limits<std::int64_t>::min() + retire_after) return;
+    const std::int64_t before = now_ts - retire_after;
     // Flows paired or given up since pair() last pruned the list go first (their entries may be
     // erased below).
     std::erase_if(unresolved, [&](const FlowKey& k) {
@@ -1183,7 +1179,7 @@ struct Checker::Impl {
       return;
     }
     ++report.roce_frames;
-    if (retiring()) retire_idle(ts, frame);
+    if (retire_after > 0) retire_idle(ts, frame);
     if (shards && ++since_look == (opts.shard_drill != 0 ? opts.shard_drill : kLook)) rebalance();
     const Pkt p = make_pkt(f, frame, ts);
     if (!f.has_bth || f.op == nullptr || !f.op->known ||
