@@ -179,7 +179,8 @@ struct Checker::Impl {
     // The candidates that sent the PSN of one of its responses: the only ones it may pair with
     // (a response just before a stream's first PSN is no evidence for it).
     std::set<std::size_t> fitted;
-    std::size_t known_streams = 0;  // streams.size() at its last response
+    std::set<std::size_t> contradicted;  // that sent another kind of request at one of its PSNs
+    std::size_t known_streams = 0;       // streams.size() at its last response
     // Responses taken before it was paired (orphans): the highest MSN among them, handed to
     // its stream with the next response (Pkt::earlier_msn).
     std::optional<std::uint32_t> orphan_msn, orphan_psn;
@@ -460,7 +461,8 @@ struct Checker::Impl {
       ResponseFlow& flow = responses.at(key);
       if (!flow.candidates || flow.stream || flow.given_up) continue;
       flow.candidates->erase(idx);
-      if (flow.candidates->size() == 1 && flow.fitted.count(*flow.candidates->begin()))
+      if (flow.candidates->size() == 1 && flow.fitted.count(*flow.candidates->begin()) &&
+          !flow.contradicted.count(*flow.candidates->begin()))
         pair(*flow.candidates->begin(), flow.requester_qpn);
     }
     // The reverse direction: the responder QP's own requests go to requester_qpn.
@@ -680,10 +682,15 @@ struct Checker::Impl {
     }
     rf.known_streams = streams.size();
     rf.fit_any.insert(fit.begin(), fit.end());
-    // A response of another kind than the request at its PSN (a READ response to a SEND) is no
-    // evidence for that stream, but does not rule it out either: the device may be wrong.
+    // A response of another kind than the request at its PSN (a READ response to a SEND) does
+    // not rule that stream out (the device may be wrong), but no later ACK, which any stream
+    // fits, pairs them then: only the end of the capture does, if no other stream fits
+    // (finish()).
     rf.fitted.insert(strong.begin(), strong.end());
-    if (rf.candidates && rf.candidates->size() == 1 && rf.fitted.count(*rf.candidates->begin())) {
+    for (const std::size_t i : fit)
+      if (!strong.count(i)) rf.contradicted.insert(i);
+    if (rf.candidates && rf.candidates->size() == 1 && rf.fitted.count(*rf.candidates->begin()) &&
+        !rf.contradicted.count(*rf.candidates->begin())) {
       rf.decided_psn = p.psn();
       pair(*rf.candidates->begin(), p.bth.dqpn);
     }

@@ -264,7 +264,7 @@ void Stream::on_request(const Pkt& p) {
   }
   if (!started_) {
     started_ = true;
-    first_psn_ = base_ = una_ = next_ = p.psn();
+    first_psn_ = first_seen_psn_ = base_ = una_ = next_ = p.psn();
     requester_ = p.src;
     first_frame_ = p.frame;
   }
@@ -1006,6 +1006,7 @@ void Stream::on_response(const Pkt& p) {
   ++responses_;
   last_response_ts_ = p.ts;
   if (!requester_qpn_) requester_qpn_ = p.bth.dqpn;
+  const bool opening = !pinned_;  // for the golden replay: this response may end it
   if (p.earlier_msn || p.earlier_psn) mid_connection(p.earlier_msn, p.earlier_psn);
   // The pin (below) needs a response beyond every PSN any response showed before it.
   const std::optional<std::uint32_t> top_before = top_resp_psn_;
@@ -1112,15 +1113,16 @@ void Stream::on_response(const Pkt& p) {
   if (!highest_resp_ || pdiff(p.psn(), *highest_resp_) > 0) highest_resp_ = p.psn();
   if (!pinned_ && op.has(wire::Header::Aeth) &&
       wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK) {
-    // The opening ends with the first response, in order, whose MSN passes every MSN before it:
-    // the responder executed a request the capture shows. (A NAK does not end it: an original
-    // sent before the capture may still arrive late and be accepted.)
+    // The opening ends with the first response beyond every PSN answered before, at a PSN the
+    // capture shows sent, whose MSN passes every MSN before it: the responder executed a
+    // request the capture shows. (A NAK does not end it: an original sent before the capture
+    // may still arrive late and be accepted.)
     if (opening_msn_ && pdiff(p.aeth.msn, *opening_msn_) > 0 && top_before &&
-        pdiff(p.psn(), *top_before) > 0)
+        pdiff(p.psn(), *top_before) > 0 && pdiff(p.psn(), first_psn_) >= 0)
       pinned_ = true;
     if (!opening_msn_ || pdiff(p.aeth.msn, *opening_msn_) > 0) opening_msn_ = p.aeth.msn;
   }
-  if (golden_) golden_->on_response(p, mtu_, disturbances_ + budget_->used, !pinned_);
+  if (golden_) golden_->on_response(p, mtu_, disturbances_ + budget_->used, opening);
   if (golden_req_) golden_req_->on_response(p, mtu_);
 }
 
@@ -1300,13 +1302,20 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end, bool before_ca
   if (pdiff(end, una_) <= 0) return;
   std::uint32_t unseen = 0;
   std::uint32_t first_unseen = 0;
+  bool unknown_ends = false;  // PSNs never seen: whether they ended messages is not known
   std::uint32_t psn = pdiff(una_, base_) > 0 ? una_ : base_;
   std::int64_t last_tx = 0;
   for_each_rec(una_, end, [&](PsnRec& r) {
     if (!r.seen) {
-      if (!before_capture && !maybe_read_slot(psn)) {
-        if (unseen == 0) first_unseen = psn;
-        ++unseen;
+      // Before the first request the capture showed (the window grew back to a late one): sent
+      // before the capture, unless the capture shows the connection's start.
+      const bool earlier = !from_start_ && pdiff(psn, first_seen_psn_) < 0;
+      if (!maybe_read_slot(psn)) {
+        unknown_ends = true;
+        if (!before_capture && !earlier) {
+          if (unseen == 0) first_unseen = psn;
+          ++unseen;
+        }
       }
       r.seen = true;  // accepted by the responder: it was sent
     }
@@ -1338,8 +1347,8 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end, bool before_ca
                                 "requester skipped them or the responder accepted a gap",
                                 p.op->name, first_unseen, unseen),
                     state(fmt::format("NAK PSN sequence error with PSN {:#08x}", first_unseen)));
-    msn_base_.reset();  // their opcodes, hence the messages they end, are unknown
   }
+  if (unknown_ends) msn_base_.reset();  // their opcodes, hence the messages they end, are unknown
   // Writes (and FLUSHes) whose last packet is acknowledged were granted.
   for (PendingAccess& a : accesses_)
     if (!a.resolved && (a.kind == Access::Write || a.kind == Access::Flush) && a.last &&

@@ -316,6 +316,8 @@ class Stream {
 
   bool started_ = false;
   std::uint32_t first_psn_ = 0;
+  std::uint32_t first_seen_psn_ =
+      0;                    // of the first request the tap showed (first_psn_ may grow back)
   std::uint32_t next_ = 0;  // PSN after the highest one sent
   std::uint32_t una_ = 0;   // oldest PSN not acknowledged (as the tap saw the responses)
   std::uint32_t base_ = 0;  // PSN of recs_.front()
