@@ -181,8 +181,8 @@ struct Checker::Impl {
     std::set<std::size_t> fitted;
     std::set<std::size_t> contradicted;  // that sent another kind of request at one of its PSNs
     std::size_t known_streams = 0;       // streams.size() at its last response
-    // Responses taken before it was paired (orphans): the highest MSN among them, handed to
-    // its stream with the next response (Pkt::earlier_msn).
+    // Responses taken before it was paired (orphans): the highest MSN and PSN among them,
+    // handed to its stream with the next response (Pkt::earlier_msn, earlier_psn).
     std::optional<std::uint32_t> orphan_msn, orphan_psn;
     bool orphan_msn_due = false;
     // The streams that sent the PSN of one of its responses, whatever they sent there.
@@ -734,7 +734,8 @@ struct Checker::Impl {
       }
     }
     // The other way round: a stream that stayed unpaired, first seen after a flow was paired
-    // with another stream, and whose sent PSNs hold that flow's responses: they may be its.
+    // with another stream, that sent the PSN of the response that paired it: the flow may be
+    // its.
     // (The first kMaxLateStreams such streams: the work is theirs times the streams between
     // the same hosts.)
     constexpr std::size_t kMaxLateStreams = 256;
@@ -763,8 +764,9 @@ struct Checker::Impl {
                    why + "; the connection's violations are not held against the device");
       }
     }
-    // Two pairs whose flows' responses each fit the other's stream as well, one of them paired
-    // before the other's stream was seen: paired one way when the other was just as possible.
+    // Two pairs, one of them paired before the other's stream was seen, each stream having sent
+    // the PSN of the response that paired the other's flow: paired one way when the other was
+    // just as possible.
     // Only where the pairing produced violations, for at most kMaxLateStreams streams.
     std::size_t crossed = 0;
     for (std::size_t s1 = 0; s1 < streams.size() && crossed < kMaxLateStreams; ++s1) {

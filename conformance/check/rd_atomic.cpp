@@ -97,7 +97,7 @@ void Stream::close_rd_atomic(const Pkt& p) {
     if (c.confirmed + c.missed + c.forgotten < c.count) return false;
     // One opened in the opening (stream.h) waits for it to end: in a capture that shows the
     // connection's start it is decided; otherwise the requests it counted may be copies or
-    // resends of some answered before the capture, and it is dropped.
+    // resends of some answered before the capture, and it is left undecided (a gap note).
     if (c.opening && !pinned_) return false;
     decide_rd_atomic(c);
     return true;

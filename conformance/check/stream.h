@@ -316,8 +316,8 @@ class Stream {
 
   bool started_ = false;
   std::uint32_t first_psn_ = 0;
-  std::uint32_t first_seen_psn_ =
-      0;                    // of the first request the tap showed (first_psn_ may grow back)
+  // The PSN of the first request the tap showed (first_psn_ may grow back to a late one).
+  std::uint32_t first_seen_psn_ = 0;
   std::uint32_t next_ = 0;  // PSN after the highest one sent
   std::uint32_t una_ = 0;   // oldest PSN not acknowledged (as the tap saw the responses)
   std::uint32_t base_ = 0;  // PSN of recs_.front()
@@ -333,11 +333,9 @@ class Stream {
   // highest so far: opening_msn_), the responder may hold requests the capture does not show
   // sent (lead(); docs/check.md, "A capture that begins mid-conversation").
   bool pinned_ = false;
-  bool seeded_ = false;
+  bool seeded_ = false;      // the MSN baseline was set once (a baseline of 0 pins at once)
   bool from_start_ = false;  // pinned by a baseline of 0: the capture shows the start
-  std::optional<std::uint32_t>
-      top_resp_psn_;  // the highest PSN of any response so far  // the MSN baseline was set once (a
-                      // baseline of 0 pins at once)
+  std::optional<std::uint32_t> top_resp_psn_;  // the highest PSN of any response so far
   std::optional<std::uint32_t> lead_through_;  // the highest PSN lead() took
   std::optional<std::uint32_t> opening_msn_;
   bool noted_lead_ = false;
