@@ -21,6 +21,10 @@ namespace rocecert::check::detail {
 inline std::int32_t pdiff(std::uint32_t a, std::uint32_t b) {
   return qp::psn_diff(qp::Psn(a), qp::Psn(b));
 }
+// Raises `top` to `psn` when it is unset or `psn` comes later (24-bit serial order).
+inline void raise_psn(std::optional<std::uint32_t>& top, std::uint32_t psn) {
+  if (!top || pdiff(psn, *top) > 0) top = psn;
+}
 inline std::uint32_t padd(std::uint32_t a, std::int64_t n) {
   return static_cast<std::uint32_t>((static_cast<std::int64_t>(a) + n) & 0xFFFFFF);
 }

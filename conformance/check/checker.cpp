@@ -191,8 +191,8 @@ struct Checker::Impl {
     // which flow answers them cannot be decided (finish()).
     std::vector<std::size_t> rivals;
     std::uint64_t rival_frame = 0;
-    std::optional<std::uint32_t> psn_lo, psn_hi;  // the PSNs of its responses
-    std::optional<std::uint32_t> decided_psn;     // the PSN of the response that paired it
+    std::optional<std::uint32_t> psn_hi;       // the latest PSN of its responses
+    std::optional<std::uint32_t> decided_psn;  // the PSN of the response that paired it
     bool given_up = false;
     bool noted_orphan = false;
     std::optional<ConnIndex> orphan_conn;
@@ -461,9 +461,7 @@ struct Checker::Impl {
       ResponseFlow& flow = responses.at(key);
       if (!flow.candidates || flow.stream || flow.given_up) continue;
       flow.candidates->erase(idx);
-      if (flow.candidates->size() == 1 && flow.fitted.count(*flow.candidates->begin()) &&
-          !flow.contradicted.count(*flow.candidates->begin()))
-        pair(*flow.candidates->begin(), flow.requester_qpn);
+      if (const auto only = sole_fit(flow)) pair(*only, flow.requester_qpn);
     }
     // The reverse direction: the responder QP's own requests go to requester_qpn.
     if (const auto it = stream_of.find(flow_key(e.responder, e.requester, requester_qpn));
@@ -639,13 +637,7 @@ struct Checker::Impl {
   ResponseFlow& evidence(const Pkt& p) {
     const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
     ResponseFlow& rf = response_flow(k, p.src, p.dst, p.bth.dqpn);
-    if (!rf.psn_lo) {
-      rf.psn_lo = rf.psn_hi = p.psn();
-    } else if (detail::pdiff(p.psn(), *rf.psn_lo) < 0) {
-      rf.psn_lo = p.psn();
-    } else if (detail::pdiff(p.psn(), *rf.psn_hi) > 0) {
-      rf.psn_hi = p.psn();
-    }
+    detail::raise_psn(rf.psn_hi, p.psn());
     if (rf.stream) return rf;
     note_rivals(rf, p);
     if (rf.given_up) return rf;
@@ -689,12 +681,20 @@ struct Checker::Impl {
     rf.fitted.insert(strong.begin(), strong.end());
     for (const std::size_t i : fit)
       if (!strong.count(i)) rf.contradicted.insert(i);
-    if (rf.candidates && rf.candidates->size() == 1 && rf.fitted.count(*rf.candidates->begin()) &&
-        !rf.contradicted.count(*rf.candidates->begin())) {
+    if (const auto only = sole_fit(rf)) {
       rf.decided_psn = p.psn();
-      pair(*rf.candidates->begin(), p.bth.dqpn);
+      pair(*only, p.bth.dqpn);
     }
     return rf;
+  }
+
+  // The one candidate left to a flow, when the flow's responses fit it and none contradicts it:
+  // the stream the flow pairs with.
+  static std::optional<std::size_t> sole_fit(const ResponseFlow& f) {
+    if (!f.candidates || f.candidates->size() != 1) return std::nullopt;
+    const std::size_t only = *f.candidates->begin();
+    if (!f.fitted.count(only) || f.contradicted.count(only)) return std::nullopt;
+    return only;
   }
 
   // The paired streams whose sent PSNs hold the response of unpaired flow `rf` (one whose
@@ -798,7 +798,7 @@ struct Checker::Impl {
     const StreamEntry& e = streams[s];
     if (!e.requester_qpn || e.transport != wire::Transport::RC) return nullptr;
     const auto it = responses.find(flow_key(e.responder, e.requester, *e.requester_qpn));
-    return it == responses.end() || it->second.stream != s || !it->second.psn_lo ? nullptr
+    return it == responses.end() || it->second.stream != s || !it->second.psn_hi ? nullptr
                                                                                  : &it->second;
   }
   // Whether stream `e` sent the PSN of the response that paired flow `f` (so that, seen in

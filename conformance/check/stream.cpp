@@ -1010,7 +1010,7 @@ void Stream::on_response(const Pkt& p) {
   if (p.earlier_msn || p.earlier_psn) mid_connection(p.earlier_msn, p.earlier_psn);
   // The pin (below) needs a response beyond every PSN any response showed before it.
   const std::optional<std::uint32_t> top_before = top_resp_psn_;
-  if (!top_resp_psn_ || pdiff(p.psn(), *top_resp_psn_) > 0) top_resp_psn_ = p.psn();
+  raise_psn(top_resp_psn_, p.psn());
   // A response that does not advance (a copy, a re-answer, one overtaken on the way): the
   // responder saw something the tap may not show in its order.
   if (highest_resp_ && pdiff(p.psn(), *highest_resp_) <= 0) ++disturbances_;
@@ -1228,7 +1228,7 @@ void Stream::mid_connection(std::optional<std::uint32_t> msn, std::optional<std:
   // opening lasts until a response passes their MSN and PSN.
   seeded_ = true;
   if (msn && !pinned_ && (!opening_msn_ || pdiff(*msn, *opening_msn_) > 0)) opening_msn_ = msn;
-  if (psn && (!top_resp_psn_ || pdiff(*psn, *top_resp_psn_) > 0)) top_resp_psn_ = psn;
+  if (psn) raise_psn(top_resp_psn_, *psn);
 }
 
 void Stream::note_lead(const Pkt& p, std::string_view what) {
@@ -1245,7 +1245,7 @@ void Stream::lead(const Pkt& p, std::uint32_t through, std::optional<std::uint32
   note_lead(p, fmt::format("shows it had received through PSN {:#08x}", through));
   seeded_ = true;
   ++disturbances_;
-  if (!lead_through_ || pdiff(through, *lead_through_) > 0) lead_through_ = through;
+  raise_psn(lead_through_, through);
   const std::uint32_t end = padd(through, 1);
   acknowledge_through(p, pdiff(end, next_) > 0 ? next_ : end, true);
   if (pdiff(end, next_) > 0) {
@@ -1334,7 +1334,7 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end, bool before_ca
     unseen = 0;
     // What answers them later is not judged either (their requests may still come, late).
     const std::uint32_t last = padd(end, -1);
-    if (!lead_through_ || pdiff(last, *lead_through_) > 0) lead_through_ = last;
+    raise_psn(lead_through_, last);
   }
   if (unseen > 0) {
     j_->checked(RuleId::PsnSequence, conn_);
