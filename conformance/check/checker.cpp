@@ -191,8 +191,7 @@ struct Checker::Impl {
     // which flow answers them cannot be decided (finish()).
     std::vector<std::size_t> rivals;
     std::uint64_t rival_frame = 0;
-    std::optional<std::uint32_t> psn_hi;       // the latest PSN of its responses
-    std::optional<std::uint32_t> decided_psn;  // the PSN of the response that paired it
+    std::optional<std::uint32_t> psn_lo, psn_hi;  // the earliest and latest PSN of its responses
     bool given_up = false;
     bool noted_orphan = false;
     std::optional<ConnIndex> orphan_conn;
@@ -637,6 +636,7 @@ struct Checker::Impl {
   ResponseFlow& evidence(const Pkt& p) {
     const FlowKey k = flow_key(p.src, p.dst, p.bth.dqpn);
     ResponseFlow& rf = response_flow(k, p.src, p.dst, p.bth.dqpn);
+    if (!rf.psn_lo || detail::pdiff(p.psn(), *rf.psn_lo) < 0) rf.psn_lo = p.psn();
     detail::raise_psn(rf.psn_hi, p.psn());
     if (rf.stream) return rf;
     note_rivals(rf, p);
@@ -681,10 +681,7 @@ struct Checker::Impl {
     rf.fitted.insert(strong.begin(), strong.end());
     for (const std::size_t i : fit)
       if (!strong.count(i)) rf.contradicted.insert(i);
-    if (const auto only = sole_fit(rf)) {
-      rf.decided_psn = p.psn();
-      pair(*only, p.bth.dqpn);
-    }
+    if (const auto only = sole_fit(rf)) pair(*only, p.bth.dqpn);
     return rf;
   }
 
@@ -734,8 +731,8 @@ struct Checker::Impl {
       }
     }
     // The other way round: a stream that stayed unpaired, first seen after a flow was paired
-    // with another stream, that sent the PSN of the response that paired it: the flow may be
-    // its.
+    // with another stream, that could have sent what the flow's responses answer (holds()):
+    // the flow may be its.
     // (The first kMaxLateStreams such streams: the work is theirs times the streams between
     // the same hosts.)
     constexpr std::size_t kMaxLateStreams = 256;
@@ -764,9 +761,9 @@ struct Checker::Impl {
                    why + "; the connection's violations are not held against the device");
       }
     }
-    // Two pairs, one of them paired before the other's stream was seen, each stream having sent
-    // the PSN of the response that paired the other's flow: paired one way when the other was
-    // just as possible.
+    // Two pairs, one of them paired before the other's stream was seen, each stream able to have
+    // sent what the other's flow answers (holds()): paired one way when the other was just as
+    // possible.
     // Only where the pairing produced violations, for at most kMaxLateStreams streams.
     std::size_t crossed = 0;
     for (std::size_t s1 = 0; s1 < streams.size() && crossed < kMaxLateStreams; ++s1) {
@@ -801,10 +798,13 @@ struct Checker::Impl {
     return it == responses.end() || it->second.stream != s || !it->second.psn_hi ? nullptr
                                                                                  : &it->second;
   }
-  // Whether stream `e` sent the PSN of the response that paired flow `f` (so that, seen in
-  // time, it would have been a candidate).
+  // Whether stream `e` could have sent every request flow `f`'s responses answer: their PSNs,
+  // from first to last, lie within what it sent or just before its first PSN (evidence()'s
+  // `open`: requests sent before the capture began). Had it been seen in time, it would have
+  // been a candidate of every response of the flow.
   bool holds(const StreamEntry& e, const ResponseFlow& f) const {
-    return plausible(e, f.decided_psn.value_or(*f.psn_hi));
+    return e.seen && detail::pdiff(*f.psn_hi, e.next) < 0 &&
+           detail::pdiff(*f.psn_lo, e.first) >= -kPairSlack;
   }
   bool has_violations(ConnIndex c) {
     const Connection& conn = judge.conn(judge.resolve(c));

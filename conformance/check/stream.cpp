@@ -703,9 +703,18 @@ void Stream::start_resend(const Pkt& p) {
         fmt::format("{} resent at PSN {:#08x}, a PSN of a READ's responses", op.name, p.psn()),
         state());
   }
-  if (is_atomic(op.operation))
-    for (AtomicReq& a : atomics_)
-      if (a.psn == p.psn()) ++a.requests;
+  if (is_atomic(op.operation)) {
+    auto a = std::find_if(atomics_.begin(), atomics_.end(),
+                          [&](const AtomicReq& x) { return x.psn == p.psn(); });
+    if (a != atomics_.end()) {
+      ++a->requests;
+    } else if (r == nullptr) {
+      // The resend of an atomic acknowledged before the tap showed it (its PSN left the window
+      // unseen, or taken for a READ's response slot): its answer answers an atomic.
+      atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
+      while (atomics_.size() > 1024) atomics_.pop_front();
+    }
+  }
 
   if (burst_ && pdiff(p.psn(), last_resent_) > 0) {
     // The go-back-N goes on (PSNs it passes over were lost before the tap, or the responder
@@ -1503,7 +1512,7 @@ void Stream::on_read_response(const Pkt& p) {
   }
   rr->answered_once = rr->answered;
   rr->answered = true;
-  if (rr->npkts == 0 && pdiff(psn, rr->first) > 0) {
+  if (rr->npkts == 0 && pdiff(psn, rr->first) >= 0) {
     // Responses only carry PSNs of their READ: the PSNs up to this one are its slots.
     for_each_rec(padd(rr->first, 1), padd(psn, 1), [](PsnRec& r) {
       if (!r.seen) {
@@ -1511,6 +1520,8 @@ void Stream::on_read_response(const Pkt& p) {
         r.read_slot = true;
       }
     });
+    // The response that ends the READ gives its span, a READ RESPONSE ONLY one PSN: the PSNs
+    // after it are no slots of it (a request the tap did not show may have had them).
     if (op.ends_message() && rr->seg_psn == rr->first)
       rr->npkts = static_cast<std::uint32_t>(pdiff(psn, rr->first)) + 1;
   }
