@@ -1016,6 +1016,7 @@ void Stream::on_response(const Pkt& p) {
   last_response_ts_ = p.ts;
   if (!requester_qpn_) requester_qpn_ = p.bth.dqpn;
   const bool opening = !pinned_;  // for the golden replay: this response may end it
+  msn_agreed_ = false;
   if (p.earlier_msn || p.earlier_psn) mid_connection(p.earlier_msn, p.earlier_psn);
   // The pin (below) needs a response beyond every PSN any response showed before it.
   const std::optional<std::uint32_t> top_before = top_resp_psn_;
@@ -1123,11 +1124,12 @@ void Stream::on_response(const Pkt& p) {
   if (!pinned_ && op.has(wire::Header::Aeth) &&
       wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK) {
     // The opening ends with the first response beyond every PSN answered before, at a PSN the
-    // capture shows sent, whose MSN passes every MSN before it: the responder executed a
-    // request the capture shows. (A NAK does not end it: an original sent before the capture
-    // may still arrive late and be accepted.)
+    // capture shows sent, whose MSN passes every MSN before it and agrees with the baseline an
+    // earlier response set: the responder executed a request the capture shows, and counted
+    // the messages the capture shows. (A NAK does not end it: an original sent before the
+    // capture may still arrive late and be accepted.)
     if (opening_msn_ && pdiff(p.aeth.msn, *opening_msn_) > 0 && top_before &&
-        pdiff(p.psn(), *top_before) > 0 && pdiff(p.psn(), first_psn_) >= 0)
+        pdiff(p.psn(), *top_before) > 0 && pdiff(p.psn(), first_psn_) >= 0 && msn_agreed_)
       pinned_ = true;
     if (!opening_msn_ || pdiff(p.aeth.msn, *opening_msn_) > 0) opening_msn_ = p.aeth.msn;
   }
@@ -1202,6 +1204,7 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
   const std::uint32_t want = padd(*msn_base_, *lo);
   j_->checked(RuleId::AckMsn, conn_);
   if (exact) {
+    msn_agreed_ = p.aeth.msn == want;
     if (p.aeth.msn != want && opening_explains_msn(p, lo_psn, pdiff(want, p.aeth.msn))) return;
     if (p.aeth.msn != want)
       j_->violation(RuleId::AckMsn, "count", p, conn_,
@@ -1217,6 +1220,7 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
   // At most one message ends per PSN: a bound when the PSNs in between are not all known.
   const std::int32_t span = hi ? static_cast<std::int32_t>(hi->second - *lo)
                                : std::max(0, pdiff(padd(next_, -1), lo_psn));
+  msn_agreed_ = above >= 0 && above <= span;
   if ((above < 0 || above > span) && opening_explains_msn(p, lo_psn, -above)) return;
   if (above < 0 || above > span)
     j_->violation(RuleId::AckMsn, "range", p, conn_,

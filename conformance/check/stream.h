@@ -330,9 +330,14 @@ class Stream {
   std::optional<std::uint32_t> msn_base_;  // responder's MSN before base_
   // The opening: until the first MSN baseline is 0 (the connection's start), or a response
   // beyond every PSN answered before shows the responder's MSN pass every MSN before it (the
-  // highest so far: opening_msn_), the responder may hold requests the capture does not show
-  // sent (lead(); docs/check.md, "A capture that begins mid-conversation").
+  // highest so far: opening_msn_) and agree with the baseline an earlier response set, the
+  // responder may hold requests the capture does not show sent (lead(); docs/check.md, "A
+  // capture that begins mid-conversation").
   bool pinned_ = false;
+  // The response being handled carried the MSN the baseline expects (check_msn): the baseline
+  // an earlier response set is confirmed. (A response that sets it may answer a duplicate with
+  // the MSN of requests after it.)
+  bool msn_agreed_ = false;
   bool seeded_ = false;      // the MSN baseline was set once (a baseline of 0 pins at once)
   bool from_start_ = false;  // pinned by a baseline of 0: the capture shows the start
   std::optional<std::uint32_t> top_resp_psn_;  // the highest PSN of any response so far
