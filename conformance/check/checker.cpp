@@ -180,7 +180,10 @@ struct Checker::Impl {
     // (a response just before a stream's first PSN is no evidence for it).
     std::set<std::size_t> fitted;
     std::set<std::size_t> contradicted;  // that sent another kind of request at one of its PSNs
-    std::size_t known_streams = 0;       // streams.size() at its last response
+    // The candidates whose READ or atomic at a response's PSN that response answers in kind (a
+    // READ response, an ATOMIC ACKNOWLEDGE): evidence no ACK gives, as any request takes one.
+    std::set<std::size_t> answered_in_kind;
+    std::size_t known_streams = 0;  // streams.size() at its last response
     // Responses taken before it was paired (orphans): the highest MSN and PSN among them,
     // handed to its stream with the next response (Pkt::earlier_msn, earlier_psn).
     std::optional<std::uint32_t> orphan_msn, orphan_psn;
@@ -433,6 +436,16 @@ struct Checker::Impl {
     return true;
   }
 
+  // Whether response `p` is a READ response or an ATOMIC ACKNOWLEDGE, and stream `e`'s latest
+  // requests show a READ or an atomic at its PSN.
+  static bool answers_in_kind(const StreamEntry& e, const Pkt& p) {
+    const wire::Operation op = p.op->operation;
+    if (op != wire::Operation::READ_RESPONSE && op != wire::Operation::ATOMIC_ACK) return false;
+    for (auto it = e.recent.rbegin(); it != e.recent.rend(); ++it)
+      if (it->psn == p.psn()) return answers(e, p);
+    return false;
+  }
+
   // Pairs stream `idx` with its requester QPN (and the reverse direction with it).
   void pair(std::size_t idx, std::uint32_t requester_qpn) {
     StreamEntry& e = streams[idx];
@@ -652,6 +665,7 @@ struct Checker::Impl {
           fit.insert(i);
           open.insert(i);
           if (answers(e, p)) strong.insert(i);
+          if (answers_in_kind(e, p)) rf.answered_in_kind.insert(i);
         } else if (before_first(e, p.psn())) {
           open.insert(i);
         }
@@ -747,19 +761,41 @@ struct Checker::Impl {
         const StreamEntry& e1 = streams[s1];
         const ResponseFlow* rf = flow_of(s1);
         if (rf == nullptr || s2 < rf->known_streams || !holds(e2, *rf)) continue;
-        const ConnIndex c = judge.resolve(e1.conn);
         // Only what the pairing produced is at stake: a connection without violations stands
-        // (declared deviations are no verdict to take back).
-        if (!has_violations(c)) continue;
-        if (!done.insert(c).second) continue;
-        const std::string why = fmt::format(
-            "requests from {} to QP {:#x}, never paired, were sent with the PSNs of this QP "
-            "pair's responses: which QP these answered cannot be decided",
-            e2.requester.str(), e2.responder_qpn);
-        judge.explain_connection(c, why);
-        judge.note(NoteKind::Unpaired, c, 0,
-                   why + "; the connection's violations are not held against the device");
+        // (declared deviations are no verdict to take back). The unpaired stream's own may be
+        // its doing too (resends "in silence" while its answers went to the other stream).
+        for (const ConnIndex c : {judge.resolve(e1.conn), judge.resolve(e2.conn)}) {
+          if (!has_violations(c) || !done.insert(c).second) continue;
+          const std::string why = fmt::format(
+              "the requests from {} to QP {:#x}, never paired, were sent with the PSNs of the "
+              "responses to QP {:#x}, paired with QP {:#x}'s: which QP these answered cannot "
+              "be decided",
+              e2.requester.str(), e2.responder_qpn, rf->requester_qpn, e1.responder_qpn);
+          judge.explain_connection(c, why);
+          judge.note(NoteKind::Unpaired, c, 0,
+                     why + "; the connection's violations are not held against the device");
+        }
       }
+    }
+    // A flow with responses before any request they answer (the capture began mid-connection),
+    // paired by ACKs alone: any request takes an ACK, so the requests of another QP, all sent
+    // before the capture began, may have had the PSNs that paired it.
+    for (const auto& [k, rf] : responses) {
+      if (!rf.stream || !rf.psn_lo || rf.answered_in_kind.count(*rf.stream)) continue;
+      const StreamEntry& e = streams[*rf.stream];
+      if (!rf.orphan_psn && detail::pdiff(*rf.psn_lo, e.first) >= 0) continue;
+      // (Not when the stream shows the connection's start: then no request came before.)
+      if (e.stream && e.stream->shows_connection_start()) continue;
+      const ConnIndex c = judge.resolve(e.conn);
+      if (!has_violations(c) || !done.insert(c).second) continue;
+      const std::string why = fmt::format(
+          "the responses to QP {:#x} began before any request they answer, and only ACKs paired "
+          "them with QP {:#x}'s requests: another QP's requests, sent before the capture began, "
+          "may have had the same PSNs",
+          rf.requester_qpn, e.responder_qpn);
+      judge.explain_connection(c, why);
+      judge.note(NoteKind::Unpaired, c, 0,
+                 why + "; the connection's violations are not held against the device");
     }
     // Two pairs, one of them paired before the other's stream was seen, each stream able to have
     // sent what the other's flow answers (holds()): paired one way when the other was just as

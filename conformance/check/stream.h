@@ -91,6 +91,8 @@ class Stream {
   std::uint32_t first_psn() const { return first_psn_; }
   std::uint32_t next_psn() const { return next_; }
   std::uint64_t responses() const { return responses_; }
+  // The first MSN baseline was 0: the capture shows the connection's start.
+  bool shows_connection_start() const { return from_start_; }
   // What --events is held against (events_rules.cpp).
   const IpAddr& responder() const { return responder_; }
   std::uint32_t responder_qpn() const { return responder_qpn_; }

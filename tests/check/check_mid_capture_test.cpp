@@ -250,5 +250,48 @@ TEST(CheckMidCapture, TheResponseThatSetsTheBaselineDoesNotEndTheOpening) {
   EXPECT_EQ(count(r, RuleId::AckMsn), 0u) << describe(r);
 }
 
+TEST(CheckMidCapture, AFlowWithEarlierAnswersPairedByAcksAloneIsInconclusive) {
+  // The answers to A's QP 0x13 begin before any request seen (207, 211): another QP's requests,
+  // all sent before the capture began. A:0x11's stream (212, 213) is the only one seen, and
+  // ACKs, which any request takes, pair them; the ACK of 214, which 0x11 never sent, is what
+  // such a pairing produces, not the device's fault (corpus seed 5524 cut at frame 27).
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 212, 64);
+  c.req(Opcode::RC_SEND_ONLY, 213, 64);
+  std::uint32_t msn = 1;
+  for (const std::uint32_t psn : {207u, 211u, 212u, 213u, 214u}) {
+    wire::FrameSpec a = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x13, psn);
+    a.aeth = {0x1F, msn++};
+    c.send(a);
+  }
+  const check::Report r = c.check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  bool noted = false;
+  for (const check::Note& n : r.notes)
+    noted |= n.kind == NoteKind::Unpaired &&
+             n.message.find("only ACKs paired them") != std::string::npos;
+  EXPECT_TRUE(noted) << describe(r);
+}
+
+TEST(CheckMidCapture, WithTheStartShownAnAckPairingStillFails) {
+  // The same ACK past what was sent, after a NAK for a first request that came late (211,
+  // sent after 212): every answer has a request the capture shows, and the first ACK's MSN
+  // shows the connection's start, so the pairing stands and the ACK of 214 fails.
+  Conversation c;
+  wire::FrameSpec nak = c.make(false, Opcode::RC_ACKNOWLEDGE, Conversation::kQpA, 211);
+  nak.aeth = {0x60, 0};
+  c.req(Opcode::RC_SEND_ONLY, 212, 64);
+  c.send(nak);
+  c.req(Opcode::RC_SEND_ONLY, 211, 64);
+  c.ack(211, 1);
+  c.ack(212, 2);
+  c.req(Opcode::RC_SEND_ONLY, 213, 64);
+  c.ack(213, 3);
+  c.ack(214, 4);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckPsn), 1u) << describe(r);
+}
+
 }  // namespace
 }  // namespace rocecert
