@@ -1540,8 +1540,11 @@ void Stream::on_read_response(const Pkt& p) {
       j_->checked(RuleId::ReadOpcode, conn_);
       if (k < n_seg && op.position != want) {
         // A READ sent in the opening of a capture that does not show the connection's start
-        // may be the rest of one requested before it.
-        const bool earlier = rr->in_opening && !from_start_ && !shows_start(p, rr->first);
+        // may be the rest of one requested before it; so may the READ at the first PSN the
+        // capture shows (re-requested from inside the connection's first message, its answers
+        // carry that message's MSN, as the start's would).
+        const bool earlier = rr->in_opening && ((!from_start_ && !shows_start(p, rr->first)) ||
+                                                rr->first == first_psn_);
         const bool resumed = (rr->seg_psn != rr->first || earlier) && k == 0 &&
                              (op.position == Position::MIDDLE || op.position == Position::LAST);
         j_->violation(RuleId::ReadOpcode, resumed ? "resumed_mid_read" : "position", p, conn_,

@@ -293,5 +293,27 @@ TEST(CheckMidCapture, WithTheStartShownAnAckPairingStillFails) {
   EXPECT_EQ(count(r, RuleId::AckPsn), 1u) << describe(r);
 }
 
+TEST(CheckMidCapture, AReadAtTheFirstPsnSeenMayBeTheRestOfAnEarlierOne) {
+  // The connection's first message was a READ of 257 bytes at 211 (path MTU 256), its FIRST
+  // response before the capture; the requester re-requests the last byte at 212, and the
+  // responder answers with the original's LAST and MSN 1, which is also what the start of a
+  // connection whose first READ is at 212 would carry (corpus seed 2439 cut at frame 15). It
+  // is judged as a resumed READ (the rxe deviation), not a wrong opcode.
+  Conversation c;
+  wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 212);
+  rq.reth = {0x1100, 7, 1};
+  c.send(rq);
+  c.req(Opcode::RC_SEND_FIRST, 213, 256);  // shows the path MTU
+  c.req(Opcode::RC_SEND_LAST, 214, 10);
+  wire::FrameSpec last =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 212, 1);
+  last.aeth = {0x1F, 1};
+  c.send(last);
+  c.ack(214, 2);
+  const check::Report r = c.check(strict());
+  ASSERT_EQ(count(r, RuleId::ReadOpcode), 1u) << describe(r);
+  EXPECT_EQ(testing::first_of(r, RuleId::ReadOpcode)->cause, "resumed_mid_read") << describe(r);
+}
+
 }  // namespace
 }  // namespace rocecert
