@@ -1321,8 +1321,9 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end, bool before_ca
   for_each_rec(una_, end, [&](PsnRec& r) {
     if (!r.seen) {
       // Before the first request the capture showed (the window grew back to a late one): sent
-      // before the capture, unless the capture shows the connection's start.
-      const bool earlier = !from_start_ && pdiff(psn, first_seen_psn_) < 0;
+      // before the capture. (Even when the capture shows the connection's start: the late one
+      // may be the connection's first request, overtaken by those after it before the tap.)
+      const bool earlier = pdiff(psn, first_seen_psn_) < 0;
       if (!maybe_read_slot(psn)) {
         unknown_ends = true;
         if (!before_capture && !earlier) {
