@@ -196,6 +196,7 @@ struct Checker::Impl {
     std::uint64_t rival_frame = 0;
     std::optional<std::uint32_t> psn_lo, psn_hi;  // the earliest and latest PSN of its responses
     bool given_up = false;
+    bool paired_at_end = false;  // by finish(), its one candidate contradicted
     bool noted_orphan = false;
     std::optional<ConnIndex> orphan_conn;
     std::uint64_t unjudged = 0;
@@ -797,6 +798,25 @@ struct Checker::Impl {
       judge.note(NoteKind::Unpaired, c, 0,
                  why + "; the connection's violations are not held against the device");
     }
+    // A flow paired at the end with the one stream that sent its PSNs, though not what its
+    // responses answer, in a capture that shows responses no stream answers (some QP's
+    // requests are not in it): that QP may have had the same PSNs.
+    const bool unanswered = std::any_of(responses.begin(), responses.end(), [](const auto& kv) {
+      return !kv.second.stream && kv.second.unjudged > 0;
+    });
+    for (const auto& [k, rf] : responses) {
+      if (!unanswered || !rf.paired_at_end) continue;
+      const ConnIndex c = judge.resolve(streams[*rf.stream].conn);
+      if (!has_violations(c) || !done.insert(c).second) continue;
+      const std::string why = fmt::format(
+          "the responses to QP {:#x} answer requests QP {:#x} did not send at their PSNs, and "
+          "the capture shows responses no QP's requests account for: another QP's requests, "
+          "not in the capture, may have had the same PSNs",
+          rf.requester_qpn, streams[*rf.stream].responder_qpn);
+      judge.explain_connection(c, why);
+      judge.note(NoteKind::Unpaired, c, 0,
+                 why + "; the connection's violations are not held against the device");
+    }
     // Two pairs, one of them paired before the other's stream was seen, each stream able to have
     // sent what the other's flow answers (holds()): paired one way when the other was just as
     // possible.
@@ -1311,9 +1331,10 @@ struct Checker::Impl {
       // One stream sent every PSN these responses carry, only not what they answer (a READ
       // response to a SEND): theirs, and wrong.
       if (rf.candidates->size() == 1 && rf.fit_any.count(*rf.candidates->begin()) &&
-          !streams[*rf.candidates->begin()].requester_qpn)
+          !streams[*rf.candidates->begin()].requester_qpn) {
+        rf.paired_at_end = true;
         pair(*rf.candidates->begin(), rf.requester_qpn);
-      else
+      } else
         give_up(rf, 0, "the capture ended first");
     }
     drain();

@@ -329,5 +329,50 @@ TEST(CheckMidCapture, APsnBeforeTheFirstSeenIsEarlierEvenWithTheStartShown) {
   EXPECT_EQ(count(r, RuleId::PsnSequence), 0u) << describe(r);
 }
 
+// A:0x11's stream sends a WRITE at 207 and a SEND at 208; the answers to A's QP 0x13 are an
+// ATOMIC ACKNOWLEDGE for 207 and an ACK for 208. With `unanswered`, the capture also shows
+// answers to A's QP 0x14 at PSNs no stream sent (corpus seed 14516 cut at frame 8).
+Conversation atomic_answer_to_a_write(bool unanswered) {
+  Conversation c;
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 207, 64);
+  w.reth = {0x3000, 7, 64};
+  c.send(w);
+  c.req(Opcode::RC_SEND_ONLY, 208, 64);
+  wire::FrameSpec a = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 207);
+  a.aeth = {0x1F, 1};
+  a.atomicacketh = {5};
+  c.send(a);
+  wire::FrameSpec b = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x13, 208);
+  b.aeth = {0x1F, 2};
+  c.send(b);
+  if (unanswered) {
+    wire::FrameSpec o = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x14, 9'000'000);
+    o.aeth = {0x1F, 4};
+    c.send(o);
+  }
+  return c;
+}
+
+TEST(CheckMidCapture, AContradictedPairingInACaptureMissingSomeRequestsIsInconclusive) {
+  // Paired at the end with the one stream that sent PSNs 207 and 208, the ATOMIC ACKNOWLEDGE
+  // answers a WRITE: wrong, unless another QP, whose requests the capture lacks (it shows
+  // answers no stream accounts for), had those PSNs.
+  const check::Report r = atomic_answer_to_a_write(true).check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  bool noted = false;
+  for (const check::Note& n : r.notes)
+    noted |= n.kind == NoteKind::Unpaired &&
+             n.message.find("did not send at their PSNs") != std::string::npos;
+  EXPECT_TRUE(noted) << describe(r);
+}
+
+TEST(CheckMidCapture, AContradictedPairingInACaptureWithEveryRequestFails) {
+  // The same answers, and no response the capture's requests do not account for: the device
+  // answered a WRITE with an ATOMIC ACKNOWLEDGE.
+  const check::Report r = atomic_answer_to_a_write(false).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AtomicResponse), 1u) << describe(r);
+}
+
 }  // namespace
 }  // namespace rocecert
