@@ -11,6 +11,11 @@
 namespace rocecert::check::detail {
 namespace {
 
+// How far past its FIRST a SEND, whose length the wire does not give, may have reached the
+// responder before a capture began (within_open_message); the pairing's slack for requests sent
+// before the capture is the same.
+constexpr std::int32_t kOpenMessageSlack = 4096;
+
 // Whether the rights (global visibility, persistence) of an MR, window or QP allow a FLUSH
 // asking `placement`, by the model's own table (mem::required_access: the right of each
 // placement bit asked; docs/spec-notes.md §8.4).
@@ -433,6 +438,12 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
     a.key_dead = p.key_dead;
     return a;
   };
+  if (op.ends_message())
+    open_msg_.reset();
+  else if (op.starts_message())
+    open_msg_ = OpenMessage{p.psn(), op.operation == Operation::WRITE
+                                         ? std::optional<std::uint32_t>(p.reth.dmalen)
+                                         : std::nullopt};
   if (op.operation == Operation::WRITE && op.starts_message()) {
     // A FIRST lost before the tap comes with the go-back-N after the rest of its message: its
     // LAST may have been shown already.
@@ -1097,6 +1108,13 @@ void Stream::on_response(const Pkt& p) {
       lead(p, nak ? padd(p.psn(), -1) : p.psn(), msn);
       return;
     }
+    if (within_open_message(p)) {
+      // The capture shows the connection's start (a baseline of 0), but it began during a
+      // go-back-N over its first messages: the responder had received more of the unfinished
+      // message than the resends so far show (its MSN counts no more messages).
+      lead(p, p.psn(), p.aeth.msn);
+      return;
+    }
     const auto need = static_cast<std::uint32_t>(ahead) + 1;
     if (!j_->explain(
             conn_, *budget_, need, p,
@@ -1227,6 +1245,24 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
                   fmt::format("{} for PSN {:#08x} carries MSN {}, expected {} to {}", p.op->name,
                               p.psn(), p.aeth.msn, want, padd(want, span)),
                   state(fmt::format("MSN between {} and {}", want, padd(want, span))));
+}
+
+bool Stream::within_open_message(const Pkt& p) {
+  if (!from_start_ || !open_msg_ || !msn_base_ || p.op->operation != Operation::ACK ||
+      wire::aeth_kind(p.aeth.syndrome) != wire::AethKind::ACK)
+    return false;
+  // Inside the message's span, before its last packet (which would complete it, raising the
+  // MSN): a WRITE's from its length and the path MTU; a SEND's is not on the wire, so within
+  // kOpenMessageSlack PSNs of its FIRST.
+  const std::int32_t k = pdiff(p.psn(), open_msg_->first);
+  if (k <= 0) return false;
+  if (open_msg_->len) {
+    if (!mtu_ || static_cast<std::uint32_t>(k) + 1 >= npkts(*open_msg_->len)) return false;
+  } else if (k > kOpenMessageSlack) {
+    return false;
+  }
+  const auto n = ends_through(padd(open_msg_->first, -1));
+  return n && p.aeth.msn == padd(*msn_base_, *n);
 }
 
 bool Stream::shows_start(const Pkt& p, std::uint32_t lo_psn) {

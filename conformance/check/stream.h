@@ -237,6 +237,10 @@ class Stream {
   // Whether response `p`, the first to set the MSN baseline through `lo_psn`, will show the
   // connection's start (a baseline of 0).
   bool shows_start(const Pkt& p, std::uint32_t lo_psn);
+  // An ACK ahead of every PSN sent, inside the span of the message whose FIRST was the last
+  // one started, with the MSN of the messages before it, in a capture that shows the
+  // connection's start.
+  bool within_open_message(const Pkt& p);
   // Responses came before the requests they answer (the highest MSN and PSN they carried).
   void mid_connection(std::optional<std::uint32_t> msn, std::optional<std::uint32_t> psn);
   // The AETH's MSN against the messages completed through lo_psn: equal (`exact`), or up to
@@ -305,6 +309,13 @@ class Stream {
   };
   std::vector<MsgPkt> msg_;  // the message being sent for the first time, while contiguous
   bool msg_open_ = false;
+  // The multi-packet message whose FIRST was the last message start seen, while it is open,
+  // with its length when the wire gives it (a WRITE's RETH).
+  struct OpenMessage {
+    std::uint32_t first = 0;
+    std::optional<std::uint32_t> len;
+  };
+  std::optional<OpenMessage> open_msg_;
   std::uint32_t msg_dmalen_ = 0;
   // The highest IPv4 id of the requester's packets (16-bit serial order): a packet behind it
   // was sent before the one that set it (a copy the network delayed).

@@ -374,5 +374,45 @@ TEST(CheckMidCapture, AContradictedPairingInACaptureWithEveryRequestFails) {
   EXPECT_EQ(count(r, RuleId::AtomicResponse), 1u) << describe(r);
 }
 
+// The capture begins during a go-back-N over the connection's first messages (corpus seed
+// 41243 cut at frame 52): the READ at 195 is resent and answered with MSN 1 (the start: a
+// baseline of 0), then the SEND from 196, of which the responder had received through 198
+// before; each resend is answered with an ACK of 198 and the MSN before the SEND (`msn_at_198`),
+// until its LAST completes it.
+Conversation go_back_over_the_start(std::uint32_t msn_at_198) {
+  Conversation c;
+  wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 195);
+  rq.reth = {0x1000, 7, 1024};
+  c.send(rq);
+  wire::FrameSpec only =
+      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 195, 1024);
+  only.aeth = {0x1F, 1};
+  c.send(only);
+  c.req(Opcode::RC_SEND_FIRST, 196, 1024);
+  c.ack(198, msn_at_198);
+  c.req(Opcode::RC_SEND_MIDDLE, 197, 1024);
+  c.ack(198, msn_at_198);
+  c.req(Opcode::RC_SEND_MIDDLE, 198, 1024);
+  c.ack(198, msn_at_198);
+  c.req(Opcode::RC_SEND_LAST, 199, 100);
+  c.ack(199, 2);
+  return c;
+}
+
+TEST(CheckMidCapture, AGoBackOverTheFirstMessagesIsAGapNotAFail) {
+  const check::Report r = go_back_over_the_start(1).check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckPsn), 0u) << describe(r);
+  EXPECT_TRUE(has_gap_note(r, "the capture began while the responder held requests"))
+      << describe(r);
+}
+
+TEST(CheckMidCapture, AnAckAheadThatCompletesTheOpenMessageStillFails) {
+  // The same ACK of 198 carrying MSN 2: the SEND would be complete before its LAST was sent.
+  const check::Report r = go_back_over_the_start(2).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_GE(count(r, RuleId::AckPsn), 1u) << describe(r);
+}
+
 }  // namespace
 }  // namespace rocecert

@@ -209,16 +209,17 @@ TEST(CheckCorpus, CapturesThatBeginMidConversationAreNeverFail) {
   EXPECT_GT(gaps, kBudget / 10);
 }
 
-// Cut captures that once FAILed (CUT_HEAD=1 campaign, seeds 1-20,000, before session 51's
+// Cut captures that once FAILed (CUT_HEAD=1 campaign, seeds 1-60,000, before session 51's
 // fixes): pairings of QPs whose PSNs overlap, an opening ended by a duplicate's MSN, a READ
 // whose span was unknown. None may FAIL again.
 TEST(CheckCorpus, CutCapturesThatOnceFailedAreNeverFail) {
   const std::vector<check::Profile> profiles = corpus::corpus_profiles();
   static constexpr std::uint64_t kSeeds[] = {
-      1109,  1559,  1790,  3091,  3227,  3421,  3939,  4080,  4492,  5485,  5524,  5890,  5911,
-      6043,  6171,  7064,  7407,  7528,  8409,  8605,  8688,  8821,  9203,  9242,  10016, 10837,
-      11323, 11381, 11622, 12727, 13219, 13380, 13424, 13568, 14836, 14841, 15901, 16124, 17404,
-      17857, 17937, 18436, 18621, 19159, 2439,  10845, 2670,  8752,  14516};
+      1109,  1559,  1790,  3091,  3227,  3421,  3939,  4080,  4492,  5485,  5524,
+      5890,  5911,  6043,  6171,  7064,  7407,  7528,  8409,  8605,  8688,  8821,
+      9203,  9242,  10016, 10837, 11323, 11381, 11622, 12727, 13219, 13380, 13424,
+      13568, 14836, 14841, 15901, 16124, 17404, 17857, 17937, 18436, 18621, 19159,
+      2439,  10845, 2670,  8752,  14516, 1245,  21549, 24820, 41243};
   for (const std::uint64_t seed : kSeeds) {
     const corpus::Outcome o =
         corpus::evaluate(seed, profiles, {0u, corpus::Ops::classic, false, true});
