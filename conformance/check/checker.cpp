@@ -420,31 +420,30 @@ struct Checker::Impl {
     return e.seen && detail::pdiff(psn, e.first) < 0 && detail::pdiff(psn, e.first) >= -kPairSlack;
   }
 
-  // Whether response `p` can answer what stream `e` sent at its PSN: a READ response a READ (or
-  // a FLUSH or ATOMIC WRITE), an ATOMIC ACKNOWLEDGE an atomic, as far as the stream's latest
-  // requests show (a PSN they do not show, a READ's response slot among them, decides nothing).
+  // What stream `e` sent at the PSN of response `p`, against the kind of the response: whether
+  // a READ response answers a READ (or a FLUSH or ATOMIC WRITE), an ATOMIC ACKNOWLEDGE an
+  // atomic, as far as the stream's latest requests show. Nothing (std::nullopt) for another
+  // kind of response, or a PSN they do not show (a READ's response slot among them).
   // Two QPs between the same hosts may send the same PSNs (a capture that begins
   // mid-connection shows one QP's answers before its requests): what was sent there tells them
   // apart.
-  static bool answers(const StreamEntry& e, const Pkt& p) {
+  static std::optional<bool> kind_at(const StreamEntry& e, const Pkt& p) {
     const wire::Operation op = p.op->operation;
-    if (op != wire::Operation::READ_RESPONSE && op != wire::Operation::ATOMIC_ACK) return true;
+    if (op != wire::Operation::READ_RESPONSE && op != wire::Operation::ATOMIC_ACK)
+      return std::nullopt;
     for (auto it = e.recent.rbegin(); it != e.recent.rend(); ++it)
       if (it->psn == p.psn())
         return op == wire::Operation::ATOMIC_ACK
                    ? detail::is_atomic(it->op)
                    : it->op == wire::Operation::READ_REQUEST || detail::is_placement(it->op);
-    return true;
+    return std::nullopt;
   }
-
-  // Whether response `p` is a READ response or an ATOMIC ACKNOWLEDGE, and stream `e`'s latest
-  // requests show a READ or an atomic at its PSN.
+  // Whether response `p` can answer what stream `e` sent at its PSN (nothing shown against it).
+  static bool answers(const StreamEntry& e, const Pkt& p) { return kind_at(e, p).value_or(true); }
+  // Whether it answers in kind a READ or an atomic the stream sent there: evidence no ACK gives,
+  // as any request takes one.
   static bool answers_in_kind(const StreamEntry& e, const Pkt& p) {
-    const wire::Operation op = p.op->operation;
-    if (op != wire::Operation::READ_RESPONSE && op != wire::Operation::ATOMIC_ACK) return false;
-    for (auto it = e.recent.rbegin(); it != e.recent.rend(); ++it)
-      if (it->psn == p.psn()) return answers(e, p);
-    return false;
+    return kind_at(e, p).value_or(false);
   }
 
   // Pairs stream `idx` with its requester QPN (and the reverse direction with it).
@@ -731,6 +730,13 @@ struct Checker::Impl {
   // so its connection's violations are not held against the device (INCONCLUSIVE).
   void settle_rivals() {
     std::set<ConnIndex> done;
+    // Which flow answers connection `c`'s stream cannot be decided after all: its violations
+    // are not held against the device (INCONCLUSIVE), and a note says why.
+    const auto undecided = [&](ConnIndex c, std::uint64_t frame, const std::string& why) {
+      judge.explain_connection(c, why);
+      judge.note(NoteKind::Unpaired, c, frame,
+                 why + "; the connection's violations are not held against the device");
+    };
     for (const auto& [k, rf] : responses) {
       if (rf.stream) continue;
       for (std::size_t i : rf.rivals) {
@@ -740,9 +746,7 @@ struct Checker::Impl {
             "responses from {} to QP {:#x}, never paired, fit this QP pair's requests too "
             "(frame {}): which QP answered them cannot be decided",
             rf.responder.str(), rf.requester_qpn, rf.rival_frame);
-        judge.explain_connection(c, why);
-        judge.note(NoteKind::Unpaired, c, rf.rival_frame,
-                   why + "; the connection's violations are not held against the device");
+        undecided(c, rf.rival_frame, why);
       }
     }
     // The other way round: a stream that stayed unpaired, first seen after a flow was paired
@@ -772,9 +776,7 @@ struct Checker::Impl {
               "responses to QP {:#x}, paired with QP {:#x}'s: which QP these answered cannot "
               "be decided",
               e2.requester.str(), e2.responder_qpn, rf->requester_qpn, e1.responder_qpn);
-          judge.explain_connection(c, why);
-          judge.note(NoteKind::Unpaired, c, 0,
-                     why + "; the connection's violations are not held against the device");
+          undecided(c, 0, why);
         }
       }
     }
@@ -794,9 +796,7 @@ struct Checker::Impl {
           "them with QP {:#x}'s requests: another QP's requests, sent before the capture began, "
           "may have had the same PSNs",
           rf.requester_qpn, e.responder_qpn);
-      judge.explain_connection(c, why);
-      judge.note(NoteKind::Unpaired, c, 0,
-                 why + "; the connection's violations are not held against the device");
+      undecided(c, 0, why);
     }
     // A flow paired at the end with the one stream that sent its PSNs, though not what its
     // responses answer, in a capture that shows responses no stream answers (some QP's
@@ -813,9 +813,7 @@ struct Checker::Impl {
           "the capture shows responses no QP's requests account for: another QP's requests, "
           "not in the capture, may have had the same PSNs",
           rf.requester_qpn, streams[*rf.stream].responder_qpn);
-      judge.explain_connection(c, why);
-      judge.note(NoteKind::Unpaired, c, 0,
-                 why + "; the connection's violations are not held against the device");
+      undecided(c, 0, why);
     }
     // Two pairs, one of them paired before the other's stream was seen, each stream able to have
     // sent what the other's flow answers (holds()): paired one way when the other was just as
@@ -839,9 +837,7 @@ struct Checker::Impl {
               "the responses to QP {:#x} and to QP {:#x} each fit both QPs' requests: which QP "
               "answered which cannot be decided",
               f1->requester_qpn, f2->requester_qpn);
-          judge.explain_connection(c, why);
-          judge.note(NoteKind::Unpaired, c, 0,
-                     why + "; the connection's violations are not held against the device");
+          undecided(c, 0, why);
         }
       }
     }
