@@ -23,15 +23,39 @@ bool has_gap_note(const check::Report& r, std::string_view words) {
   return false;
 }
 
-void atomic(Conversation& c, Opcode op, std::uint32_t psn) {
-  wire::FrameSpec s = c.make(true, op, Conversation::kQpB, psn);
-  s.atomiceth = {0x2000, 7, 1, 0};
+bool has_unpaired_note(const check::Report& r, std::string_view words) {
+  for (const check::Note& n : r.notes)
+    if (n.kind == NoteKind::Unpaired && n.message.find(words) != std::string::npos) return true;
+  return false;
+}
+
+// An ACK or ATOMIC ACKNOWLEDGE (original value 5) from B to A's QP `dqpn`.
+void answer(Conversation& c, Opcode op, std::uint32_t dqpn, std::uint32_t psn, std::uint32_t msn) {
+  wire::FrameSpec s = c.make(false, op, dqpn, psn);
+  s.aeth = {0x1F, msn};
+  if (op == Opcode::RC_ATOMIC_ACKNOWLEDGE) s.atomicacketh = {5};
   c.send(s);
 }
 void atomic_ack(Conversation& c, std::uint32_t psn, std::uint32_t msn) {
-  wire::FrameSpec s = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, Conversation::kQpA, psn);
+  answer(c, Opcode::RC_ATOMIC_ACKNOWLEDGE, Conversation::kQpA, psn, msn);
+}
+
+// A READ of `len` bytes at `psn` from A, and a READ response from B carrying `msn`.
+void read_request(Conversation& c, std::uint32_t psn, std::uint32_t len) {
+  wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, psn);
+  rq.reth = {0x1000, 7, len};
+  c.send(rq);
+}
+void read_response(Conversation& c, Opcode op, std::uint32_t psn, std::uint32_t payload,
+                   std::uint32_t msn) {
+  wire::FrameSpec s = c.make(false, op, Conversation::kQpA, psn, payload);
   s.aeth = {0x1F, msn};
-  s.atomicacketh = {5};
+  c.send(s);
+}
+
+void atomic(Conversation& c, Opcode op, std::uint32_t psn) {
+  wire::FrameSpec s = c.make(true, op, Conversation::kQpB, psn);
+  s.atomiceth = {0x2000, 7, 1, 0};
   c.send(s);
 }
 
@@ -119,9 +143,7 @@ TEST(CheckMidCapture, AnswersToReadsAndAtomicsSentBeforeTheCaptureAreNotJudged) 
   Conversation c;
   c.req(Opcode::RC_SEND_ONLY, 100, 64);
   atomic_ack(c, 98, 4);
-  wire::FrameSpec rr = c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 99, 8);
-  rr.aeth = {0x1F, 5};
-  c.send(rr);
+  read_response(c, Opcode::RC_RDMA_READ_RESPONSE_ONLY, 99, 8, 5);
   c.ack(100, 6);
   const check::Report r = c.check(strict());
   EXPECT_EQ(r.verdict, Verdict::INCONCLUSIVE) << describe(r);
@@ -135,9 +157,7 @@ TEST(CheckMidCapture, AFlowOfAnUnseenQpThatFitsAPairedStreamMakesItInconclusive)
   // unpaired, fit it as well: which flow answers it cannot be decided.
   Conversation c;
   c.req(Opcode::RC_SEND_ONLY, 100, 64);  // A:0x11 -> B:0x22
-  wire::FrameSpec other = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x33, 100);
-  other.aeth = {0x1F, 1};
-  c.send(other);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x33, 100, 1);
   wire::FrameSpec other_atomic =
       c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x33, 101);  // 101 is a SEND of 0x11
   other_atomic.aeth = {0x1F, 2};
@@ -147,10 +167,7 @@ TEST(CheckMidCapture, AFlowOfAnUnseenQpThatFitsAPairedStreamMakesItInconclusive)
   c.ack(101, 2);
   const check::Report r = c.check(strict());
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
-  bool noted = false;
-  for (const check::Note& n : r.notes)
-    noted |= n.kind == NoteKind::Unpaired && n.message.find("never paired") != std::string::npos;
-  EXPECT_TRUE(noted) << describe(r);
+  EXPECT_TRUE(has_unpaired_note(r, "never paired")) << describe(r);
 }
 
 // The tap starts with the resend of a READ of 512 bytes (PSN 45) the responder had answered;
@@ -158,14 +175,9 @@ TEST(CheckMidCapture, AFlowOfAnUnseenQpThatFitsAPairedStreamMakesItInconclusive)
 // (corpus seed 1790 cut at frame 28). With no path MTU seen, PSN 46 may be a slot of the READ.
 Conversation read_then_atomics(bool with_read_response) {
   Conversation c;
-  wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 45);
-  rq.reth = {0x1000, 7, 512};
-  c.send(rq);
+  read_request(c, 45, 512);
   if (with_read_response) {
-    wire::FrameSpec only =
-        c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 45, 512);
-    only.aeth = {0x1F, 2};
-    c.send(only);
+    read_response(c, Opcode::RC_RDMA_READ_RESPONSE_ONLY, 45, 512, 2);
   }
   atomic(c, Opcode::RC_FETCH_ADD, 47);
   atomic_ack(c, 47, 3);
@@ -202,33 +214,19 @@ TEST(CheckMidCapture, TwoPairingsEachPossibleTheOtherWayAreInconclusive) {
   // answered which cannot be decided (corpus seed 1109 cut at frame 32).
   Conversation c;
   for (std::uint32_t psn = 2; psn <= 6; ++psn) c.req(Opcode::RC_SEND_ONLY, psn, 64);
-  wire::FrameSpec a3 = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x13, 3);
-  a3.aeth = {0x1F, 3};
-  c.send(a3);
-  wire::FrameSpec a4 = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 4);
-  a4.aeth = {0x1F, 4};
-  a4.atomicacketh = {5};
-  c.send(a4);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x13, 3, 3);
+  answer(c, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 4, 4);
   wire::FrameSpec fa = c.make(true, Opcode::RC_FETCH_ADD, 0x26, 5);
   fa.atomiceth = {0x2000, 7, 1, 0};
   c.send(fa);
   c.send(c.make(true, Opcode::RC_SEND_ONLY, 0x26, 6, 64));
-  wire::FrameSpec a5 = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 5);
-  a5.aeth = {0x1F, 5};
-  a5.atomicacketh = {5};
-  c.send(a5);
-  wire::FrameSpec a6 = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x13, 6);
-  a6.aeth = {0x1F, 6};
-  c.send(a6);
+  answer(c, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 5, 5);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x13, 6, 6);
   c.ack(5, 5);
   c.ack(6, 6);
   const check::Report r = c.check(strict());
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
-  bool noted = false;
-  for (const check::Note& n : r.notes)
-    noted |= n.kind == NoteKind::Unpaired &&
-             n.message.find("each fit both QPs' requests") != std::string::npos;
-  EXPECT_TRUE(noted) << describe(r);
+  EXPECT_TRUE(has_unpaired_note(r, "each fit both QPs' requests")) << describe(r);
 }
 
 TEST(CheckMidCapture, TheResponseThatSetsTheBaselineDoesNotEndTheOpening) {
@@ -237,10 +235,7 @@ TEST(CheckMidCapture, TheResponseThatSetsTheBaselineDoesNotEndTheOpening) {
   // sets is one too high, and only a later response can confirm a baseline (corpus seed 4080
   // cut at frame 35).
   Conversation c;
-  wire::FrameSpec late =
-      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 117, 8);
-  late.aeth = {0x1F, 6};
-  c.send(late);
+  read_response(c, Opcode::RC_RDMA_READ_RESPONSE_ONLY, 117, 8, 6);
   atomic(c, Opcode::RC_COMPARE_SWAP, 118);
   atomic(c, Opcode::RC_COMPARE_SWAP, 119);
   atomic_ack(c, 118, 8);
@@ -266,11 +261,7 @@ TEST(CheckMidCapture, AFlowWithEarlierAnswersPairedByAcksAloneIsInconclusive) {
   }
   const check::Report r = c.check(strict());
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
-  bool noted = false;
-  for (const check::Note& n : r.notes)
-    noted |= n.kind == NoteKind::Unpaired &&
-             n.message.find("only ACKs paired them") != std::string::npos;
-  EXPECT_TRUE(noted) << describe(r);
+  EXPECT_TRUE(has_unpaired_note(r, "only ACKs paired them")) << describe(r);
 }
 
 TEST(CheckMidCapture, WithTheStartShownAnAckPairingStillFails) {
@@ -300,15 +291,10 @@ TEST(CheckMidCapture, AReadAtTheFirstPsnSeenMayBeTheRestOfAnEarlierOne) {
   // connection whose first READ is at 212 would carry (corpus seed 2439 cut at frame 15). It
   // is judged as a resumed READ (the rxe deviation), not a wrong opcode.
   Conversation c;
-  wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 212);
-  rq.reth = {0x1100, 7, 1};
-  c.send(rq);
+  read_request(c, 212, 1);
   c.req(Opcode::RC_SEND_FIRST, 213, 256);  // shows the path MTU
   c.req(Opcode::RC_SEND_LAST, 214, 10);
-  wire::FrameSpec last =
-      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_LAST, Conversation::kQpA, 212, 1);
-  last.aeth = {0x1F, 1};
-  c.send(last);
+  read_response(c, Opcode::RC_RDMA_READ_RESPONSE_LAST, 212, 1, 1);
   c.ack(214, 2);
   const check::Report r = c.check(strict());
   ASSERT_EQ(count(r, RuleId::ReadOpcode), 1u) << describe(r);
@@ -338,17 +324,10 @@ Conversation atomic_answer_to_a_write(bool unanswered) {
   w.reth = {0x3000, 7, 64};
   c.send(w);
   c.req(Opcode::RC_SEND_ONLY, 208, 64);
-  wire::FrameSpec a = c.make(false, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 207);
-  a.aeth = {0x1F, 1};
-  a.atomicacketh = {5};
-  c.send(a);
-  wire::FrameSpec b = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x13, 208);
-  b.aeth = {0x1F, 2};
-  c.send(b);
+  answer(c, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 207, 1);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x13, 208, 2);
   if (unanswered) {
-    wire::FrameSpec o = c.make(false, Opcode::RC_ACKNOWLEDGE, 0x14, 9'000'000);
-    o.aeth = {0x1F, 4};
-    c.send(o);
+    answer(c, Opcode::RC_ACKNOWLEDGE, 0x14, 9'000'000, 4);
   }
   return c;
 }
@@ -359,11 +338,7 @@ TEST(CheckMidCapture, AContradictedPairingInACaptureMissingSomeRequestsIsInconcl
   // answers no stream accounts for), had those PSNs.
   const check::Report r = atomic_answer_to_a_write(true).check(strict());
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
-  bool noted = false;
-  for (const check::Note& n : r.notes)
-    noted |= n.kind == NoteKind::Unpaired &&
-             n.message.find("did not send at their PSNs") != std::string::npos;
-  EXPECT_TRUE(noted) << describe(r);
+  EXPECT_TRUE(has_unpaired_note(r, "did not send at their PSNs")) << describe(r);
 }
 
 TEST(CheckMidCapture, AContradictedPairingInACaptureWithEveryRequestFails) {
@@ -381,13 +356,8 @@ TEST(CheckMidCapture, AContradictedPairingInACaptureWithEveryRequestFails) {
 // until its LAST completes it.
 Conversation go_back_over_the_start(std::uint32_t msn_at_198) {
   Conversation c;
-  wire::FrameSpec rq = c.make(true, Opcode::RC_RDMA_READ_REQUEST, Conversation::kQpB, 195);
-  rq.reth = {0x1000, 7, 1024};
-  c.send(rq);
-  wire::FrameSpec only =
-      c.make(false, Opcode::RC_RDMA_READ_RESPONSE_ONLY, Conversation::kQpA, 195, 1024);
-  only.aeth = {0x1F, 1};
-  c.send(only);
+  read_request(c, 195, 1024);
+  read_response(c, Opcode::RC_RDMA_READ_RESPONSE_ONLY, 195, 1024, 1);
   c.req(Opcode::RC_SEND_FIRST, 196, 1024);
   c.ack(198, msn_at_198);
   c.req(Opcode::RC_SEND_MIDDLE, 197, 1024);
