@@ -724,37 +724,62 @@ struct Checker::Impl {
     }
   }
 
-  // A stream paired with one flow while another, left unpaired, fits it as well: a capture that
-  // begins mid-connection may show a QP's answers whose requests it never shows, with PSNs
-  // another QP between the same hosts sends too. Which flow answers the stream cannot be told,
-  // so its connection's violations are not held against the device (INCONCLUSIVE).
+  // After the capture, the pairings that cannot be told from another as likely: the
+  // violations of the connections they touch are not held against the device (INCONCLUSIVE),
+  // each with a note that says why. Each check below explains a connection once (`done`).
   void settle_rivals() {
     std::set<ConnIndex> done;
-    // Which flow answers connection `c`'s stream cannot be decided after all: its violations
-    // are not held against the device (INCONCLUSIVE), and a note says why.
-    const auto undecided = [&](ConnIndex c, std::uint64_t frame, const std::string& why) {
-      judge.explain_connection(c, why);
-      judge.note(NoteKind::Unpaired, c, frame,
-                 why + "; the connection's violations are not held against the device");
-    };
+    undecide_rival_flows(done);
+    undecide_late_streams(done);
+    undecide_ack_only_orphans(done);
+    undecide_end_pairings(done);
+    undecide_unheld_flows(done);
+    undecide_crossed_pairs(done);
+  }
+  // Which flow answers connection `c`'s stream cannot be decided after all: its violations are
+  // not held against the device (INCONCLUSIVE), and a note says why.
+  void undecided(std::set<ConnIndex>& done, ConnIndex c, std::uint64_t frame,
+                 const std::string& why) {
+    if (!done.insert(c).second) return;
+    judge.explain_connection(c, why);
+    judge.note(NoteKind::Unpaired, c, frame,
+               why + "; the connection's violations are not held against the device");
+  }
+  // The same, only for a connection the pairing produced violations on: one without stands
+  // (declared deviations are no verdict to take back).
+  void undecided_if_violated(std::set<ConnIndex>& done, ConnIndex c, const std::string& why) {
+    if (has_violations(c)) undecided(done, c, 0, why);
+  }
+  // Whether the capture shows responses no stream answers (some QP's requests are not in it).
+  bool shows_unanswered_responses() const {
+    return std::any_of(responses.begin(), responses.end(),
+                       [](const auto& kv) { return !kv.second.stream && kv.second.unjudged > 0; });
+  }
+  // At most this many streams are looked at by the checks that go through the streams between
+  // two hosts for each (the work is theirs times the streams between the same hosts).
+  static constexpr std::size_t kMaxLateStreams = 256;
+
+  // A stream paired with one flow while another, left unpaired, fits it as well: a capture that
+  // begins mid-connection may show a QP's answers whose requests it never shows, with PSNs
+  // another QP between the same hosts sends too. Which flow answers the stream cannot be told.
+  void undecide_rival_flows(std::set<ConnIndex>& done) {
     for (const auto& [k, rf] : responses) {
       if (rf.stream) continue;
       for (std::size_t i : rf.rivals) {
         const ConnIndex c = judge.resolve(streams[i].conn);
-        if (!done.insert(c).second) continue;
-        const std::string why = fmt::format(
-            "responses from {} to QP {:#x}, never paired, fit this QP pair's requests too "
-            "(frame {}): which QP answered them cannot be decided",
-            rf.responder.str(), rf.requester_qpn, rf.rival_frame);
-        undecided(c, rf.rival_frame, why);
+        if (done.count(c)) continue;
+        undecided(done, c, rf.rival_frame,
+                  fmt::format("responses from {} to QP {:#x}, never paired, fit this QP pair's "
+                              "requests too (frame {}): which QP answered them cannot be decided",
+                              rf.responder.str(), rf.requester_qpn, rf.rival_frame));
       }
     }
-    // The other way round: a stream that stayed unpaired, first seen after a flow was paired
-    // with another stream, that could have sent what the flow's responses answer (holds()):
-    // the flow may be its.
-    // (The first kMaxLateStreams such streams: the work is theirs times the streams between
-    // the same hosts.)
-    constexpr std::size_t kMaxLateStreams = 256;
+  }
+
+  // The other way round: a stream that stayed unpaired, first seen after a flow was paired with
+  // another stream, that could have sent what the flow's responses answer (holds()): the flow
+  // may be its.
+  void undecide_late_streams(std::set<ConnIndex>& done) {
     std::size_t late = 0;
     for (std::size_t s2 = 0; s2 < streams.size() && late < kMaxLateStreams; ++s2) {
       const StreamEntry& e2 = streams[s2];
@@ -769,56 +794,118 @@ struct Checker::Impl {
         // Only what the pairing produced is at stake: a connection without violations stands
         // (declared deviations are no verdict to take back). The unpaired stream's own may be
         // its doing too (resends "in silence" while its answers went to the other stream).
-        for (const ConnIndex c : {judge.resolve(e1.conn), judge.resolve(e2.conn)}) {
-          if (!has_violations(c) || !done.insert(c).second) continue;
-          const std::string why = fmt::format(
-              "the requests from {} to QP {:#x}, never paired, were sent with the PSNs of the "
-              "responses to QP {:#x}, paired with QP {:#x}'s: which QP these answered cannot "
-              "be decided",
-              e2.requester.str(), e2.responder_qpn, rf->requester_qpn, e1.responder_qpn);
-          undecided(c, 0, why);
-        }
+        for (const ConnIndex c : {judge.resolve(e1.conn), judge.resolve(e2.conn)})
+          undecided_if_violated(
+              done, c,
+              fmt::format("the requests from {} to QP {:#x}, never paired, were sent "
+                          "with the PSNs of the responses to QP {:#x}, paired with QP "
+                          "{:#x}'s: which QP these answered cannot be decided",
+                          e2.requester.str(), e2.responder_qpn, rf->requester_qpn,
+                          e1.responder_qpn));
       }
     }
-    // A flow with responses before any request they answer (the capture began mid-connection),
-    // paired by ACKs alone: any request takes an ACK, so the requests of another QP, all sent
-    // before the capture began, may have had the PSNs that paired it.
+  }
+
+  // A flow with responses before any request they answer (the capture began mid-connection),
+  // paired by ACKs alone: any request takes an ACK, so the requests of another QP, all sent
+  // before the capture began, may have had the PSNs that paired it.
+  void undecide_ack_only_orphans(std::set<ConnIndex>& done) {
     for (const auto& [k, rf] : responses) {
       if (!rf.stream || !rf.psn_lo || rf.answered_in_kind.count(*rf.stream)) continue;
       const StreamEntry& e = streams[*rf.stream];
       if (!rf.orphan_psn && detail::pdiff(*rf.psn_lo, e.first) >= 0) continue;
       // (Not when the stream shows the connection's start: then no request came before.)
       if (e.stream && e.stream->shows_connection_start()) continue;
-      const ConnIndex c = judge.resolve(e.conn);
-      if (!has_violations(c) || !done.insert(c).second) continue;
-      const std::string why = fmt::format(
-          "the responses to QP {:#x} began before any request they answer, and only ACKs paired "
-          "them with QP {:#x}'s requests: another QP's requests, sent before the capture began, "
-          "may have had the same PSNs",
-          rf.requester_qpn, e.responder_qpn);
-      undecided(c, 0, why);
+      undecided_if_violated(
+          done, judge.resolve(e.conn),
+          fmt::format("the responses to QP {:#x} began before any request they answer, and "
+                      "only ACKs paired them with QP {:#x}'s requests: another QP's "
+                      "requests, sent before the capture began, may have had the same PSNs",
+                      rf.requester_qpn, e.responder_qpn));
     }
-    // A flow paired at the end with the one stream that sent its PSNs, though not what its
-    // responses answer, in a capture that shows responses no stream answers (some QP's
-    // requests are not in it): that QP may have had the same PSNs.
-    const bool unanswered = std::any_of(responses.begin(), responses.end(), [](const auto& kv) {
-      return !kv.second.stream && kv.second.unjudged > 0;
-    });
+  }
+
+  // A flow paired at the end with the one stream that sent its PSNs, though not what its
+  // responses answer, where the capture shows that another QP's requests, not in it, may have
+  // had the same PSNs: it shows responses no stream answers (some QP's requests are not in it),
+  // or not the stream's connection from its start (requests of other QPs may have come before),
+  // or the stream resending PSNs the flow had acknowledged (as if it never had those answers).
+  void undecide_end_pairings(std::set<ConnIndex>& done) {
+    const bool unanswered = shows_unanswered_responses();
     for (const auto& [k, rf] : responses) {
-      if (!unanswered || !rf.paired_at_end) continue;
-      const ConnIndex c = judge.resolve(streams[*rf.stream].conn);
-      if (!has_violations(c) || !done.insert(c).second) continue;
-      const std::string why = fmt::format(
-          "the responses to QP {:#x} answer requests QP {:#x} did not send at their PSNs, and "
-          "the capture shows responses no QP's requests account for: another QP's requests, "
-          "not in the capture, may have had the same PSNs",
-          rf.requester_qpn, streams[*rf.stream].responder_qpn);
-      undecided(c, 0, why);
+      if (!rf.paired_at_end) continue;
+      const StreamEntry& e = streams[*rf.stream];
+      // (A stream retired before the end was judged then: none of the signs is looked for.)
+      std::string sign;
+      if (unanswered) {
+        sign = "the capture shows responses no QP's requests account for";
+      } else if (e.stream && !e.stream->shows_connection_start() &&
+                 !(rf.orphan_psn && rf.orphan_msn &&
+                   e.stream->msn_shows_start(*rf.orphan_psn, *rf.orphan_msn))) {
+        // (The start shown by the stream, or by the responses the flow gave before it was
+        // paired: their highest PSN and MSN.)
+        sign = "the capture does not show the connection's start";
+      } else if (e.stream && e.stream->acknowledged_resends() > 0) {
+        sign =
+            fmt::format("QP {:#x}'s requester resent PSNs they had acknowledged", e.responder_qpn);
+      } else {
+        continue;
+      }
+      undecided_if_violated(
+          done, judge.resolve(e.conn),
+          fmt::format("the responses to QP {:#x} answer requests QP {:#x} did not send at "
+                      "their PSNs, and {}: another QP's requests, not in the capture, may "
+                      "have had the same PSNs",
+                      rf.requester_qpn, e.responder_qpn, sign));
     }
-    // Two pairs, one of them paired before the other's stream was seen, each stream able to have
-    // sent what the other's flow answers (holds()): paired one way when the other was just as
-    // possible.
-    // Only where the pairing produced violations, for at most kMaxLateStreams streams.
+  }
+
+  // A flow paired by ACKs alone with a stream that did not send all it answers (responses past
+  // the stream's highest PSN), in a capture that shows the PSNs of its responses are no single
+  // QP's to claim: it shows responses no stream answers (some QP's requests are not in it), or
+  // another stream between the same hosts could have sent every request the flow answers
+  // (holds()). The flow's own QP may be one whose requests the capture misses, and the pairing
+  // took another QP's that share their first PSNs: which QP it answers cannot be decided.
+  // (With a READ response or atomic ACK answering the stream's request in kind, or in a capture
+  // that accounts for every response, an ACK past what the stream sent stays ack.psn's.)
+  void undecide_unheld_flows(std::set<ConnIndex>& done) {
+    const bool unanswered = shows_unanswered_responses();
+    std::size_t looked = 0;
+    for (std::size_t s1 = 0; s1 < streams.size() && looked < kMaxLateStreams; ++s1) {
+      const ResponseFlow* f1 = flow_of(s1);
+      if (f1 == nullptr || f1->answered_in_kind.count(s1) || holds(streams[s1], *f1) ||
+          !has_violations(streams[s1].conn))
+        continue;
+      ++looked;
+      std::optional<std::size_t> holder;  // a stream that could have sent it all
+      const auto hosts = between.find(flow_key(streams[s1].requester, streams[s1].responder, 0));
+      for (const std::size_t s2 : hosts->second)
+        if (s2 != s1 && streams[s2].transport == wire::Transport::RC && holds(streams[s2], *f1)) {
+          holder = s2;
+          break;
+        }
+      if (!holder && !unanswered) continue;
+      const std::string why =
+          holder ? fmt::format(
+                       "the responses to QP {:#x}, paired by ACKs with QP {:#x}'s "
+                       "requests, answer PSNs it never sent, and QP {:#x}'s requests could "
+                       "have had them all: which QP these answered cannot be decided",
+                       f1->requester_qpn, streams[s1].responder_qpn, streams[*holder].responder_qpn)
+                 : fmt::format(
+                       "the responses to QP {:#x}, paired by ACKs with QP {:#x}'s "
+                       "requests, answer PSNs it never sent, and the capture shows "
+                       "responses no QP's requests account for: another QP's requests, "
+                       "not in the capture, may have had these PSNs",
+                       f1->requester_qpn, streams[s1].responder_qpn);
+      undecided(done, judge.resolve(streams[s1].conn), 0, why);
+      if (holder) undecided_if_violated(done, judge.resolve(streams[*holder].conn), why);
+    }
+  }
+
+  // Two pairs, one of them paired before the other's stream was seen, each stream able to have
+  // sent what the other's flow answers (holds()): paired one way when the other was just as
+  // possible. Only where the pairing produced violations.
+  void undecide_crossed_pairs(std::set<ConnIndex>& done) {
     std::size_t crossed = 0;
     for (std::size_t s1 = 0; s1 < streams.size() && crossed < kMaxLateStreams; ++s1) {
       const ResponseFlow* f1 = flow_of(s1);
@@ -830,15 +917,11 @@ struct Checker::Impl {
         if (f2 == nullptr || !holds(streams[s1], *f2) || !holds(streams[s2], *f1) ||
             (s2 < f1->known_streams && s1 < f2->known_streams))
           continue;
-        for (const std::size_t s : {s1, s2}) {
-          const ConnIndex c = judge.resolve(streams[s].conn);
-          if (!done.insert(c).second) continue;
-          const std::string why = fmt::format(
-              "the responses to QP {:#x} and to QP {:#x} each fit both QPs' requests: which QP "
-              "answered which cannot be decided",
-              f1->requester_qpn, f2->requester_qpn);
-          undecided(c, 0, why);
-        }
+        for (const std::size_t s : {s1, s2})
+          undecided(done, judge.resolve(streams[s].conn), 0,
+                    fmt::format("the responses to QP {:#x} and to QP {:#x} each fit both QPs' "
+                                "requests: which QP answered which cannot be decided",
+                                f1->requester_qpn, f2->requester_qpn));
       }
     }
   }

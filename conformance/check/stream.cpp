@@ -378,6 +378,10 @@ void Stream::fill_read_slots(ReadReq& rr) {
     if (!r.seen) {
       r.seen = true;
       r.read_slot = true;
+    } else if (!r.read_slot && wire::opcode_info(r.opcode).operation == Operation::READ_REQUEST) {
+      // A READ at one of its slots, shown before the path MTU: the rest of this READ
+      // re-requested from inside it (docs/spec-notes.md §5.3), no message of its own.
+      r.ends = false;
     }
   });
   // ... and, when the READ was the last request, the rest of its span moves the next PSN.
@@ -521,6 +525,7 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
         recs_.clear();
         base_ = una_ = p.psn();
         msn_base_.reset();
+        ends_dropped_known_ = false;
       } else {
         for (std::int32_t i = 0; i < gap; ++i) recs_.emplace_back();
       }
@@ -542,6 +547,7 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
     recs_.pop_front();
     base_ = padd(base_, 1);
     msn_base_.reset();
+    ends_dropped_known_ = false;
   }
   if (recs_.empty()) base_ = p.psn();
   recs_.emplace_back();
@@ -564,8 +570,7 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
     }
     while (reads_.size() > 1024) reads_.pop_front();
   } else if (is_atomic(op.operation)) {
-    atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
-    while (atomics_.size() > 1024) atomics_.pop_front();
+    record_atomic(p);
   } else if (is_placement(op.operation)) {
     placements_.push_back(p.psn());
     while (placements_.size() > 1024) placements_.pop_front();
@@ -580,6 +585,11 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
         fmt::format("2^23 or more PSNs outstanding (oldest unacknowledged {:#08x})", una_),
         state());
   record_epsn_request(p);
+}
+
+void Stream::record_atomic(const Pkt& p) {
+  atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
+  while (atomics_.size() > 1024) atomics_.pop_front();  // far beyond any responder's depth
 }
 
 void Stream::old_packet(const Pkt& p) {
@@ -612,7 +622,7 @@ void Stream::old_packet(const Pkt& p) {
       at = reads_.insert(at, rr);
       if (mtu_) fill_read_slots(*at);
     } else if (is_atomic(op.operation)) {
-      atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
+      record_atomic(p);
     } else if (is_placement(op.operation)) {
       placements_.push_back(p.psn());
     }
@@ -648,6 +658,7 @@ void Stream::old_packet(const Pkt& p) {
     ++link_duplicates_;
     return;
   }
+  if (pdiff(p.psn(), una_) < 0) ++acknowledged_resends_;
   start_resend(p);
 }
 
@@ -722,8 +733,7 @@ void Stream::start_resend(const Pkt& p) {
     } else if (r == nullptr) {
       // The resend of an atomic acknowledged before the tap showed it (its PSN left the window
       // unseen, or taken for a READ's response slot): its answer answers an atomic.
-      atomics_.push_back({p.psn(), p.atomic.va, 1, 0, 0});
-      while (atomics_.size() > 1024) atomics_.pop_front();
+      record_atomic(p);
     }
   }
 
@@ -739,6 +749,13 @@ void Stream::start_resend(const Pkt& p) {
   burst_ = true;
   last_resent_ = p.psn();
   ++retries_;
+  // A go-back in the opening that starts past the oldest PSN the capture shows unacknowledged:
+  // responses the tap never showed had acknowledged those PSNs, sent before the capture began
+  // (or missed by the tap). A response's MSN baseline of 0 then shows where the connection's
+  // PSNs start, not that the capture shows its start: the requests before the go-back may be
+  // resends of requests answered before the capture (docs/check.md, "A capture that begins
+  // mid-conversation").
+  if (!pinned_ && pdiff(p.psn(), una_) > 0) seeded_ = true;
   // An RNR NAK's wait holds even when a NAK PSN sequence error followed it.
   auto rnr = std::find_if(nak_points_.rbegin(), nak_points_.rend(),
                           [&](const NakPoint& n) { return n.rnr && n.psn == p.psn(); });
@@ -1047,8 +1064,8 @@ void Stream::on_response(const Pkt& p) {
   // Whatever is judged of it below, a response ends the READs and atomics it answers
   // (read.rd_atomic_limit counts what is outstanding).
   if (!rd_atomic_.empty()) close_rd_atomic(p);
-  if (pdiff(p.psn(), first_psn_) < 0 &&
-      (p.op->operation == Operation::READ_RESPONSE || p.op->operation == Operation::ATOMIC_ACK)) {
+  if ((p.op->operation == Operation::READ_RESPONSE || p.op->operation == Operation::ATOMIC_ACK) &&
+      sent_before_capture(p.psn())) {
     // The answer to a READ or atomic sent before the capture began (its PSN precedes the first
     // request the tap showed): what it answers is unknown, so nothing is judged of it. (An ACK
     // or NAK there says nothing the rules hold against the device: a NAK may name a first
@@ -1078,10 +1095,12 @@ void Stream::on_response(const Pkt& p) {
   const bool positive_ack =
       op.operation == Operation::ACK && wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK;
   if ((op.operation == Operation::READ_RESPONSE || positive_ack) && !reads_.empty() &&
-      reads_.back().npkts == 0 && pdiff(p.psn(), reads_.back().first) > 0) {
+      reads_.back().npkts == 0 && pdiff(p.psn(), reads_.back().first) > 0 &&
+      (padd(reads_.back().first, 1) == next_ || (!recs_.empty() && recs_.back().read_slot))) {
     // The last request was a READ whose packet count is not known yet (no path MTU seen): a
     // response within the most it can take (one per 256 bytes) shows its span; so does an ACK
-    // there (a duplicate re-ACKed at ePSN - 1, past the READ: docs/spec-notes.md §4.5).
+    // there (a duplicate re-ACKed at ePSN - 1, past the READ: docs/spec-notes.md §4.5). (Not
+    // when requests followed the READ: its span ends before the first of them.)
     const ReadReq& rr = reads_.back();
     const std::uint32_t most = std::max<std::uint32_t>(1, (rr.len + 255) / 256);
     if (pdiff(p.psn(), padd(rr.first, most)) < 0)
@@ -1214,7 +1233,7 @@ void Stream::check_msn(const Pkt& p, std::uint32_t lo_psn, bool exact, bool seed
       // The MSN is 0 after RESET (docs/spec-notes.md §3.5): a responder that had completed no
       // message before the first request seen shows the connection's start, and no requests
       // the capture missed; else the capture began mid-connection, and the opening goes on.
-      if (!seeded_ && *msn_base_ == 0) pinned_ = from_start_ = true;
+      if (!seeded_ && zero_before_first(*msn_base_)) pinned_ = from_start_ = true;
       seeded_ = true;
     }
     return;
@@ -1265,10 +1284,32 @@ bool Stream::within_open_message(const Pkt& p) {
   return n && p.aeth.msn == padd(*msn_base_, *n);
 }
 
+bool Stream::sent_before_capture(std::uint32_t psn) {
+  if (pdiff(psn, first_psn_) < 0) return true;
+  // The window grew back to a late request (a reordered original, or a resend of one sent
+  // before the capture): the PSNs between it and the first request seen that the tap never
+  // showed were sent before the capture too, start or not (acknowledge_through()).
+  if (pdiff(psn, first_seen_psn_) >= 0) return false;
+  const PsnRec* r = rec(psn);
+  return r != nullptr && !r->seen;
+}
+
+bool Stream::msn_shows_start(std::uint32_t psn, std::uint32_t msn) {
+  if (from_start_) return true;
+  if (seeded_) return false;
+  const auto n = ends_through(psn);
+  return n && zero_before_first(padd(msn, -static_cast<std::int64_t>(*n)));
+}
+
 bool Stream::shows_start(const Pkt& p, std::uint32_t lo_psn) {
   if (seeded_ || !p.has(wire::Header::Aeth)) return false;
   const auto n = ends_through(lo_psn);
-  return n && padd(p.aeth.msn, -static_cast<std::int64_t>(*n)) == 0;
+  return n && zero_before_first(padd(p.aeth.msn, -static_cast<std::int64_t>(*n)));
+}
+
+bool Stream::zero_before_first(std::uint32_t msn_before_base) const {
+  return ends_dropped_known_ &&
+         padd(msn_before_base, -static_cast<std::int64_t>(ends_dropped_)) == 0;
 }
 
 void Stream::mid_connection(std::optional<std::uint32_t> msn, std::optional<std::uint32_t> psn) {
@@ -1413,7 +1454,14 @@ void Stream::acknowledge_through(const Pkt& p, std::uint32_t end, bool before_ca
   std::erase_if(nak_points_, [&](const NakPoint& n) { return pdiff(n.psn, una_) < 0; });
   // Drop the acknowledged PSNs, folding their messages into the MSN base.
   while (!recs_.empty() && pdiff(base_, una_) < 0) {
-    if (msn_base_) msn_base_ = padd(*msn_base_, recs_.front().ends ? 1 : 0);
+    const PsnRec& r = recs_.front();
+    if (msn_base_)
+      msn_base_ = padd(*msn_base_, r.ends ? 1 : 0);
+    else if (unknown_ends || (!mtu_ && r.seen && !r.read_slot &&
+                              wire::opcode_info(r.opcode).operation == Operation::READ_REQUEST))
+      ends_dropped_known_ = false;  // (a READ's span unknown: what followed may be its slots)
+    else
+      ends_dropped_ += r.ends ? 1u : 0u;
     recs_.pop_front();
     base_ = padd(base_, 1);
   }

@@ -93,6 +93,9 @@ class Stream {
   std::uint64_t responses() const { return responses_; }
   // The first MSN baseline was 0: the capture shows the connection's start.
   bool shows_connection_start() const { return from_start_; }
+  // Whether a response for `psn` carrying `msn`, never handed to the stream (its flow was paired
+  // at the capture's end), would show the start: no message completed before the first PSN seen.
+  bool msn_shows_start(std::uint32_t psn, std::uint32_t msn);
   // What --events is held against (events_rules.cpp).
   const IpAddr& responder() const { return responder_; }
   std::uint32_t responder_qpn() const { return responder_qpn_; }
@@ -116,6 +119,8 @@ class Stream {
   // work request that cannot have completed successfully.
   std::uint64_t unacknowledged_messages() const;
   std::uint64_t resends() const { return resends_; }
+  // Requests resent at PSNs the responses had acknowledged (una_ past them).
+  std::uint64_t acknowledged_resends() const { return acknowledged_resends_; }
   std::uint64_t rnr_naks_seen() const { return rnr_naks_total_; }
   // The requester QP's and the responder QP's entries of --setup, when it lists them (the
   // requester by its QPN once a response showed it, else by its dest_qp_num).
@@ -198,6 +203,7 @@ class Stream {
 
   void new_packet(const Pkt& p, std::int32_t gap);
   void old_packet(const Pkt& p);
+  void record_atomic(const Pkt& p);  // an atomic request to answer (atomics_)
   void check_length(const Pkt& p);
   void check_sequence(const Pkt& p);
   void record_request(const Pkt& p, PsnRec& rec);
@@ -237,6 +243,12 @@ class Stream {
   // Whether response `p`, the first to set the MSN baseline through `lo_psn`, will show the
   // connection's start (a baseline of 0).
   bool shows_start(const Pkt& p, std::uint32_t lo_psn);
+  // Whether `msn_before_base` (an MSN before base_) says no message completed before the first
+  // PSN seen (the MSN is 0 after RESET: docs/spec-notes.md §3.5).
+  bool zero_before_first(std::uint32_t msn_before_base) const;
+  // Whether the request at `psn` was sent before the capture began: before the first PSN of the
+  // window, or never shown at a PSN before the first request seen.
+  bool sent_before_capture(std::uint32_t psn);
   // An ACK ahead of every PSN sent, inside the span of the message whose FIRST was the last
   // one started, with the MSN of the messages before it, in a capture that shows the
   // connection's start.
@@ -351,8 +363,16 @@ class Stream {
   // an earlier response set is confirmed. (A response that sets it may answer a duplicate with
   // the MSN of requests after it.)
   bool msn_agreed_ = false;
-  bool seeded_ = false;      // the MSN baseline was set once (a baseline of 0 pins at once)
+  // A baseline of 0 would no longer show the connection's start: the baseline was set once (one
+  // of 0 pins at once), or the capture showed it began mid-connection (mid_connection(), a
+  // go-back past what it shows unacknowledged: start_resend()).
+  bool seeded_ = false;
   bool from_start_ = false;  // pinned by a baseline of 0: the capture shows the start
+  // The messages ended at PSNs acknowledged and dropped from the window before the MSN baseline
+  // was first set, and whether each of those PSNs was seen: the baseline (the MSN before base_)
+  // less them is the responder's MSN before the first PSN seen (zero_before_first()).
+  std::uint32_t ends_dropped_ = 0;
+  bool ends_dropped_known_ = true;
   std::optional<std::uint32_t> top_resp_psn_;  // the highest PSN of any response so far
   std::optional<std::uint32_t> lead_through_;  // the highest PSN lead() took
   std::optional<std::uint32_t> opening_msn_;
@@ -484,6 +504,7 @@ class Stream {
   std::uint64_t responses_ = 0;
   std::uint64_t requests_ = 0;
   std::uint64_t resends_ = 0;
+  std::uint64_t acknowledged_resends_ = 0;
   std::uint64_t link_duplicates_ = 0;
   bool noted_early_response_ = false;
   struct Corrupt {

@@ -243,6 +243,7 @@ TEST(CheckMidCapture, TheResponseThatSetsTheBaselineDoesNotEndTheOpening) {
   const check::Report r = c.check(strict());
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
   EXPECT_EQ(count(r, RuleId::AckMsn), 0u) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckPsn), 0u) << describe(r);
 }
 
 TEST(CheckMidCapture, AFlowWithEarlierAnswersPairedByAcksAloneIsInconclusive) {
@@ -318,16 +319,22 @@ TEST(CheckMidCapture, APsnBeforeTheFirstSeenIsEarlierEvenWithTheStartShown) {
 // A:0x11's stream sends a WRITE at 207 and a SEND at 208; the answers to A's QP 0x13 are an
 // ATOMIC ACKNOWLEDGE for 207 and an ACK for 208. With `unanswered`, the capture also shows
 // answers to A's QP 0x14 at PSNs no stream sent (corpus seed 14516 cut at frame 8).
-Conversation atomic_answer_to_a_write(bool unanswered) {
+Conversation atomic_answer_to_a_write(bool unanswered, std::uint32_t first_msn = 1,
+                                      bool resent = false) {
   Conversation c;
   wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 207, 64);
   w.reth = {0x3000, 7, 64};
   c.send(w);
   c.req(Opcode::RC_SEND_ONLY, 208, 64);
-  answer(c, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 207, 1);
-  answer(c, Opcode::RC_ACKNOWLEDGE, 0x13, 208, 2);
+  answer(c, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 207, first_msn);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x13, 208, first_msn + 1);
   if (unanswered) {
     answer(c, Opcode::RC_ACKNOWLEDGE, 0x14, 9'000'000, 4);
+  }
+  if (resent) {
+    // The requester sends both again after their answers, as if it had none.
+    c.send(w);
+    c.req(Opcode::RC_SEND_ONLY, 208, 64);
   }
   return c;
 }
@@ -339,6 +346,23 @@ TEST(CheckMidCapture, AContradictedPairingInACaptureMissingSomeRequestsIsInconcl
   const check::Report r = atomic_answer_to_a_write(true).check(strict());
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
   EXPECT_TRUE(has_unpaired_note(r, "did not send at their PSNs")) << describe(r);
+}
+
+TEST(CheckMidCapture, AContradictedPairingInACaptureThatBeginsMidConnectionIsInconclusive) {
+  // The same answers with MSNs 5 and 6: four messages came before the capture, whose requests,
+  // another QP's among them, it does not show (corpus seed 32829 cut at frame 31).
+  const check::Report r = atomic_answer_to_a_write(false, 5).check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_TRUE(has_unpaired_note(r, "does not show the connection's start")) << describe(r);
+}
+
+TEST(CheckMidCapture, AContradictedPairingWhoseRequesterResendsWhatItWasAnsweredIsInconclusive) {
+  // The answers show the connection's start, but QP 0x22's requester sends PSNs 207 and 208
+  // again after them: they answered another QP, whose requests are not in the capture (corpus
+  // seed 55400 cut at frame 12: a QP with no peer shares that QP's PSNs).
+  const check::Report r = atomic_answer_to_a_write(false, 1, true).check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_TRUE(has_unpaired_note(r, "resent PSNs they had acknowledged")) << describe(r);
 }
 
 TEST(CheckMidCapture, AContradictedPairingInACaptureWithEveryRequestFails) {
@@ -382,6 +406,76 @@ TEST(CheckMidCapture, AnAckAheadThatCompletesTheOpenMessageStillFails) {
   const check::Report r = go_back_over_the_start(2).check(strict());
   EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
   EXPECT_GE(count(r, RuleId::AckPsn), 1u) << describe(r);
+}
+
+// A's requests at 197 and 198 (to B's QP 0x22), and answers to A's QP 0x14 by ACKs alone, one
+// of them for 202, which 0x22's stream never sent; with `unanswered`, the capture also shows
+// answers to QP 0x13 that no stream accounts for (corpus seeds 26599, 29067, 56200 and 56413
+// cut mid-conversation: the requests of 0x14's own QP all came before the capture, with the
+// PSNs of a QP whose peer never answers).
+Conversation acks_past_the_stream(bool unanswered) {
+  Conversation c;
+  if (unanswered) {
+    answer(c, Opcode::RC_ATOMIC_ACKNOWLEDGE, 0x13, 5000, 1);
+    answer(c, Opcode::RC_ACKNOWLEDGE, 0x13, 5001, 2);
+  }
+  c.req(Opcode::RC_SEND_ONLY, 197, 64);
+  c.req(Opcode::RC_SEND_ONLY, 198, 64);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x14, 197, 1);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x14, 198, 2);
+  answer(c, Opcode::RC_ACKNOWLEDGE, 0x14, 202, 3);
+  return c;
+}
+
+TEST(CheckMidCapture, AcksPastThePairedStreamInACaptureMissingSomeRequestsAreInconclusive) {
+  const check::Report r = acks_past_the_stream(true).check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_TRUE(has_unpaired_note(r, "answer PSNs it never sent")) << describe(r);
+}
+
+TEST(CheckMidCapture, AcksPastThePairedStreamInACaptureWithEveryRequestFail) {
+  // Every response accounted for: the device acknowledged a PSN never sent.
+  const check::Report r = acks_past_the_stream(false).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AckPsn), 1u) << describe(r);
+}
+
+TEST(CheckMidCapture, AnAckPastRequestsAfterALongReadIsNotTheReadsSpan) {
+  // A READ of 4 KiB while the path MTU is unknown, then two more requests; the ACK of 215 shows
+  // the responder had received past them (a SEND from 213, sent before the capture began).
+  // Its PSN is within what the READ could span, but requests followed the READ: the ACK is the
+  // opening's lead, and the SEND resent from 213, its MIDDLE at 215 lost before the tap, ends
+  // at 216 (corpus seed 51134 cut at frame 22). Taken for the READ's span, 213 and 214 were
+  // resends and the LAST at 216 a LAST without a FIRST.
+  Conversation c;
+  read_request(c, 210, 4096);
+  c.req(Opcode::RC_SEND_ONLY, 211, 64);
+  c.req(Opcode::RC_SEND_ONLY, 212, 64);
+  c.ack(215, 4);
+  c.req(Opcode::RC_SEND_FIRST, 213, 1024);
+  c.req(Opcode::RC_SEND_MIDDLE, 214, 1024);
+  c.req(Opcode::RC_SEND_LAST, 216, 100);
+  c.ack(216, 5);
+  const check::Report r = c.check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::SeqOpcode), 0u) << describe(r);
+}
+
+TEST(CheckMidCapture, AnAnswerAtAPsnBeforeTheFirstRequestSeenIsNotJudged) {
+  // The first requests seen are at 102 and 103; a copy of the one at 98, sent before the
+  // capture, comes late and the window grows back to it. The ATOMIC ACKNOWLEDGE for 100 answers
+  // an atomic sent before the capture, which the tap never showed: not judged, like an answer
+  // before the first PSN of the window (corpus seeds 69337 and 98910 cut mid-conversation).
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 102, 64);
+  c.req(Opcode::RC_SEND_ONLY, 103, 64);
+  c.req(Opcode::RC_SEND_ONLY, 98, 64);
+  atomic_ack(c, 100, 3);
+  c.ack(103, 5);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::AtomicResponse), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_TRUE(has_gap_note(r, "answers a request sent before the capture")) << describe(r);
 }
 
 }  // namespace
