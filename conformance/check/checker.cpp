@@ -732,8 +732,9 @@ struct Checker::Impl {
     undecide_rival_flows(done);
     undecide_late_streams(done);
     undecide_ack_only_orphans(done);
-    undecide_end_pairings(done);
-    undecide_unheld_flows(done);
+    const bool unanswered = shows_unanswered_responses();
+    undecide_end_pairings(done, unanswered);
+    undecide_unheld_flows(done, unanswered);
     undecide_crossed_pairs(done);
   }
   // Which flow answers connection `c`'s stream cannot be decided after all: its violations are
@@ -767,7 +768,6 @@ struct Checker::Impl {
       if (rf.stream) continue;
       for (std::size_t i : rf.rivals) {
         const ConnIndex c = judge.resolve(streams[i].conn);
-        if (done.count(c)) continue;
         undecided(done, c, rf.rival_frame,
                   fmt::format("responses from {} to QP {:#x}, never paired, fit this QP pair's "
                               "requests too (frame {}): which QP answered them cannot be decided",
@@ -830,8 +830,7 @@ struct Checker::Impl {
   // had the same PSNs: it shows responses no stream answers (some QP's requests are not in it),
   // or not the stream's connection from its start (requests of other QPs may have come before),
   // or the stream resending PSNs the flow had acknowledged (as if it never had those answers).
-  void undecide_end_pairings(std::set<ConnIndex>& done) {
-    const bool unanswered = shows_unanswered_responses();
+  void undecide_end_pairings(std::set<ConnIndex>& done, bool unanswered) {
     for (const auto& [k, rf] : responses) {
       if (!rf.paired_at_end) continue;
       const StreamEntry& e = streams[*rf.stream];
@@ -861,15 +860,15 @@ struct Checker::Impl {
   }
 
   // A flow paired by ACKs alone with a stream that did not send all it answers (responses past
-  // the stream's highest PSN), in a capture that shows the PSNs of its responses are no single
-  // QP's to claim: it shows responses no stream answers (some QP's requests are not in it), or
-  // another stream between the same hosts could have sent every request the flow answers
-  // (holds()). The flow's own QP may be one whose requests the capture misses, and the pairing
-  // took another QP's that share their first PSNs: which QP it answers cannot be decided.
-  // (With a READ response or atomic ACK answering the stream's request in kind, or in a capture
-  // that accounts for every response, an ACK past what the stream sent stays ack.psn's.)
-  void undecide_unheld_flows(std::set<ConnIndex>& done) {
-    const bool unanswered = shows_unanswered_responses();
+  // the stream's highest PSN, or more than kPairSlack PSNs before its first: !holds()), in a
+  // capture that shows the PSNs of its responses are no single QP's to claim: it shows responses no
+  // stream answers (some QP's requests are not in it), or another stream between the same hosts
+  // could have sent every request the flow answers (holds()). The flow's own QP may be one whose
+  // requests the capture misses, and the pairing took another QP's that share their first PSNs:
+  // which QP it answers cannot be decided. (With a READ response or atomic ACK answering the
+  // stream's request in kind, or in a capture that accounts for every response, an ACK past what
+  // the stream sent stays ack.psn's.)
+  void undecide_unheld_flows(std::set<ConnIndex>& done, bool unanswered) {
     std::size_t looked = 0;
     for (std::size_t s1 = 0; s1 < streams.size() && looked < kMaxLateStreams; ++s1) {
       const ResponseFlow* f1 = flow_of(s1);

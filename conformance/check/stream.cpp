@@ -1302,9 +1302,7 @@ bool Stream::msn_shows_start(std::uint32_t psn, std::uint32_t msn) {
 }
 
 bool Stream::shows_start(const Pkt& p, std::uint32_t lo_psn) {
-  if (seeded_ || !p.has(wire::Header::Aeth)) return false;
-  const auto n = ends_through(lo_psn);
-  return n && zero_before_first(padd(p.aeth.msn, -static_cast<std::int64_t>(*n)));
+  return !from_start_ && p.has(wire::Header::Aeth) && msn_shows_start(lo_psn, p.aeth.msn);
 }
 
 bool Stream::zero_before_first(std::uint32_t msn_before_base) const {
