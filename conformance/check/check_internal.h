@@ -56,6 +56,7 @@ struct Pkt {
   std::uint32_t payload_len = 0;
   std::uint32_t icrc = 0;
   bool icrc_ok = true;
+  std::uint16_t udp_sport = 0;  // (in the padding after icrc_ok)
   // RC requests: the generation of the rkey they name (KeyEpochs::get), set by the checker when
   // it hands the request to its stream, so that every stream sees one order of invalidations.
   std::uint32_t key_epoch = 0;

@@ -125,6 +125,7 @@ Pkt make_pkt(const wire::ParsedFrame& f, std::uint64_t frame, std::int64_t ts) {
   p.payload_len = f.payload_len;
   p.icrc = f.icrc;
   p.icrc_ok = !f.icrc_checked || f.icrc_ok;
+  p.udp_sport = f.udp.sport;
   return p;
 }
 
@@ -138,6 +139,22 @@ std::size_t shard_threads(unsigned jobs) {
 }  // namespace
 
 struct Checker::Impl {
+  // The UDP source port one direction of a QP pair carried on its intact frames, and whether it
+  // carried more than one (then the port tells nothing about it): port_rules_out().
+  struct PortSeen {
+    std::uint16_t port = 0;
+    bool seen = false, varies = false;
+    void note(const Pkt& p) {
+      if (!p.icrc_ok) return;  // a frame the link corrupted proves nothing
+      if (!seen) {
+        seen = true;
+        port = p.udp_sport;
+      } else if (port != p.udp_sport) {
+        varies = true;
+      }
+    }
+    bool known() const { return seen && !varies; }
+  };
   struct StreamEntry {
     IpAddr requester, responder;
     std::uint32_t responder_qpn = 0;
@@ -169,6 +186,7 @@ struct Checker::Impl {
     // where the requests after the NAK are judged: err.after_fatal).
     std::int64_t active_ts = std::numeric_limits<std::int64_t>::min();
     bool fatal_seen = false;
+    PortSeen sport;  // of its requests
   };
   struct ResponseFlow {
     IpAddr responder, requester;
@@ -198,6 +216,8 @@ struct Checker::Impl {
     bool given_up = false;
     bool paired_at_end = false;  // by finish(), its one candidate contradicted
     bool noted_orphan = false;
+    bool port_ruled_out = false;  // a stream its PSNs fit was ruled out by the port (evidence())
+    PortSeen sport;               // of its responses
     std::optional<ConnIndex> orphan_conn;
     std::uint64_t unjudged = 0;
   };
@@ -295,6 +315,9 @@ struct Checker::Impl {
   std::int64_t next_sweep = std::numeric_limits<std::int64_t>::min();
   std::uint64_t idle_retired = 0;
   std::uint64_t first_idle_frame = 0;
+  // Response flows the port policy kept from a stream their PSNs fit (port_rules_out).
+  std::uint64_t port_ruled_out_flows = 0;
+  std::uint64_t first_port_ruled_out = 0;
 
   // The logged states of a QP end from time `from` on (or none).
   std::span<const LoggedState> states_from(const IpAddr& host, std::uint32_t qpn,
@@ -388,6 +411,7 @@ struct Checker::Impl {
   }
 
   void track_range(StreamEntry& e, const Pkt& p) {
+    e.sport.note(p);
     std::uint32_t span = 1;
     if (p.op->operation == wire::Operation::READ_REQUEST)
       span = std::max<std::uint32_t>(1, (p.reth.dmalen + 255) / 256);  // at most, MTU 256
@@ -437,6 +461,16 @@ struct Checker::Impl {
                    ? detail::is_atomic(it->op)
                    : it->op == wire::Operation::READ_REQUEST || detail::is_placement(it->op);
     return std::nullopt;
+  }
+  // Whether the profile's UDP source port policy shows that response `p` does not answer stream
+  // `e`: both directions of a QP pair carry one source port (Profile::UdpSourcePort), and the
+  // stream's intact requests all carried another. Two QPs between the same hosts may send the
+  // same PSNs, one of them with no answer at all (its peer QP does not exist), and a capture
+  // that begins after the other's requests shows nothing else that tells them apart. A frame
+  // the link corrupted proves nothing.
+  bool port_rules_out(const StreamEntry& e, const Pkt& p) const {
+    return opts.profile.udp_source_port == Profile::UdpSourcePort::PerQpPair && p.icrc_ok &&
+           e.sport.known() && e.sport.port != p.udp_sport;
   }
   // Whether response `p` can answer what stream `e` sent at its PSN (nothing shown against it).
   static bool answers(const StreamEntry& e, const Pkt& p) { return kind_at(e, p).value_or(true); }
@@ -651,6 +685,7 @@ struct Checker::Impl {
     ResponseFlow& rf = response_flow(k, p.src, p.dst, p.bth.dqpn);
     if (!rf.psn_lo || detail::pdiff(p.psn(), *rf.psn_lo) < 0) rf.psn_lo = p.psn();
     detail::raise_psn(rf.psn_hi, p.psn());
+    rf.sport.note(p);
     if (rf.stream) return rf;
     note_rivals(rf, p);
     if (rf.given_up) return rf;
@@ -661,6 +696,13 @@ struct Checker::Impl {
       for (std::size_t i : it->second) {
         const StreamEntry& e = streams[i];
         if (e.requester_qpn || e.transport != wire::Transport::RC) continue;
+        if (port_rules_out(e, p)) {
+          if (!rf.port_ruled_out && (plausible(e, p.psn()) || before_first(e, p.psn()))) {
+            rf.port_ruled_out = true;
+            if (port_ruled_out_flows++ == 0) first_port_ruled_out = p.frame;
+          }
+          continue;
+        }
         if (plausible(e, p.psn())) {
           fit.insert(i);
           open.insert(i);
@@ -736,6 +778,8 @@ struct Checker::Impl {
     undecide_end_pairings(done, unanswered);
     undecide_unheld_flows(done, unanswered);
     undecide_crossed_pairs(done);
+    undecide_ignored_flows(done);
+    undecide_port_mismatches(done);
   }
   // Which flow answers connection `c`'s stream cannot be decided after all: its violations are
   // not held against the device (INCONCLUSIVE), and a note says why.
@@ -863,7 +907,8 @@ struct Checker::Impl {
   // the stream's highest PSN, or more than kPairSlack PSNs before its first: !holds()), in a
   // capture that shows the PSNs of its responses are no single QP's to claim: it shows responses no
   // stream answers (some QP's requests are not in it), or another stream between the same hosts
-  // could have sent every request the flow answers (holds()). The flow's own QP may be one whose
+  // could have sent every request the flow answers (holds()), or the stream acted as if the
+  // flow's answers were not its own (ignores_answers()). The flow's own QP may be one whose
   // requests the capture misses, and the pairing took another QP's that share their first PSNs:
   // which QP it answers cannot be decided. (With a READ response or atomic ACK answering the
   // stream's request in kind, or in a capture that accounts for every response, an ACK past what
@@ -883,7 +928,8 @@ struct Checker::Impl {
           holder = s2;
           break;
         }
-      if (!holder && !unanswered) continue;
+      const bool resent = ignores_answers(streams[s1]);
+      if (!holder && !unanswered && !resent) continue;
       const std::string why =
           holder ? fmt::format(
                        "the responses to QP {:#x}, paired by ACKs with QP {:#x}'s "
@@ -892,12 +938,78 @@ struct Checker::Impl {
                        f1->requester_qpn, streams[s1].responder_qpn, streams[*holder].responder_qpn)
                  : fmt::format(
                        "the responses to QP {:#x}, paired by ACKs with QP {:#x}'s "
-                       "requests, answer PSNs it never sent, and the capture shows "
-                       "responses no QP's requests account for: another QP's requests, "
-                       "not in the capture, may have had these PSNs",
-                       f1->requester_qpn, streams[s1].responder_qpn);
+                       "requests, answer PSNs it never sent, and {}: another QP's "
+                       "requests, not in the capture, may have had these PSNs",
+                       f1->requester_qpn, streams[s1].responder_qpn,
+                       unanswered ? "the capture shows responses no QP's requests account for"
+                                  : "its requester resent PSNs they had acknowledged, as if it "
+                                    "never had these answers");
       undecided(done, judge.resolve(streams[s1].conn), 0, why);
       if (holder) undecided_if_violated(done, judge.resolve(streams[*holder].conn), why);
+    }
+  }
+
+  // A stream whose requester acted as if its flow's answers were not its own: after the first of
+  // them it sent no new PSN, only resent, and resent PSNs they had acknowledged (a requester
+  // whose peer QP does not exist keeps resending its first PSNs to the end).
+  bool ignores_answers(const StreamEntry& e) const {
+    return e.stream && e.stream->acknowledged_resends() > 0 &&
+           e.stream->nothing_new_since_answers();
+  }
+  // A flow paired by ACKs alone (no READ response or atomic ACK answers its stream in kind) whose
+  // stream ignored its answers (ignores_answers()), in a capture that does not show the
+  // connection's start: the flow may answer another QP's requests, sent before the capture
+  // began with the same PSNs. Only where the pairing produced violations. (A requester whose
+  // ACKs were all lost after the tap, to the end of the capture, acts the same: a violation
+  // there is left undecided as well.)
+  void undecide_ignored_flows(std::set<ConnIndex>& done) {
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+      const ResponseFlow* f = flow_of(s);
+      const StreamEntry& e = streams[s];
+      if (f == nullptr || f->answered_in_kind.count(s) || !ignores_answers(e) ||
+          e.stream->shows_connection_start())
+        continue;
+      undecided_if_violated(
+          done, judge.resolve(e.conn),
+          fmt::format("the responses to QP {:#x}, paired by ACKs with QP {:#x}'s requests, "
+                      "acknowledge PSNs its requester resent afterwards, as if they were not "
+                      "its answers, and the capture does not show the connection's start: "
+                      "another QP's requests, sent before the capture began, may have had "
+                      "the same PSNs",
+                      f->requester_qpn, e.responder_qpn));
+    }
+  }
+
+  // With no port policy declared (Profile::UdpSourcePort::Any): a flow paired by its PSNs with a
+  // stream whose requests carried another UDP source port, in a capture where another QP pair
+  // with a different QPN at each end keeps one port both ways (so the device derives the port
+  // from the pair, as rxe does, or uses one for all; a port derived from one QPN alone would
+  // differ there). The pairing went against what the device shows of itself: the PSNs it rests
+  // on may be those of another QP whose requests the capture misses. Only where the pairing
+  // produced violations.
+  void undecide_port_mismatches(std::set<ConnIndex>& done) {
+    if (opts.profile.udp_source_port != Profile::UdpSourcePort::Any) return;
+    bool per_pair = false;
+    std::vector<std::size_t> mismatched;
+    for (std::size_t s = 0; s < streams.size(); ++s) {
+      const ResponseFlow* f = flow_of(s);
+      const StreamEntry& e = streams[s];
+      if (f == nullptr || !e.sport.known() || !f->sport.known()) continue;
+      if (e.sport.port == f->sport.port)
+        per_pair = per_pair || f->requester_qpn != e.responder_qpn;
+      else if (has_violations(e.conn))
+        mismatched.push_back(s);
+    }
+    if (!per_pair) return;
+    for (const std::size_t s : mismatched) {
+      const StreamEntry& e = streams[s];
+      const ResponseFlow& f = *flow_of(s);
+      undecided(done, judge.resolve(e.conn), 0,
+                fmt::format("the responses to QP {:#x}, paired by their PSNs with QP {:#x}'s "
+                            "requests, carry UDP source port {} where the requests carry {}, "
+                            "while the capture's other QP pairs keep one port both ways: "
+                            "another QP's requests, not in the capture, may have had these PSNs",
+                            f.requester_qpn, e.responder_qpn, f.sport.port, e.sport.port));
     }
   }
 
@@ -1505,6 +1617,14 @@ struct Checker::Impl {
                       idle_retired, idle_retired == 1 ? "" : "s",
                       static_cast<double>(opts.profile.retire_idle_ns) / 1e9, opts.profile.name,
                       idle_retired == 1 ? "was" : "were", idle_retired == 1 ? "its" : "their"));
+    if (port_ruled_out_flows > 0)
+      judge.note(NoteKind::Assumption, std::nullopt, first_port_ruled_out,
+                 fmt::format("{} response flow{} not paired with a request stream whose PSNs "
+                             "{} fit, because the UDP source ports differ: profile {} declares "
+                             "one source port both ways of a QP pair (udp_source_port "
+                             "per_qp_pair)",
+                             port_ruled_out_flows, port_ruled_out_flows == 1 ? " was" : "s were",
+                             port_ruled_out_flows == 1 ? "it" : "they", opts.profile.name));
     deviation_notes();
     // Compact: merged connections disappear, ids are renumbered. In place: a second vector of
     // them (about 3 KB each, their per-rule counts) is memory first touched here, which costs

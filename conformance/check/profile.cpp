@@ -125,10 +125,10 @@ const Deviation* Profile::covers(RuleId r, std::string_view cause) const {
 Profile parse_profile(std::string_view text, const std::string& source) {
   const Reader in(source);
   const json doc = in.parse(text);
-  in.object(
-      doc, "",
-      {"name", "description", "max_capture_errors", "fatal_nak_grace_ns", "timing_tolerance_ns",
-       "timer_slack_ns", "retire_idle_ns", "model", "deviations", "vector_deviations"});
+  in.object(doc, "",
+            {"name", "description", "max_capture_errors", "fatal_nak_grace_ns",
+             "timing_tolerance_ns", "timer_slack_ns", "retire_idle_ns", "model", "udp_source_port",
+             "deviations", "vector_deviations"});
   Profile p;
   p.name = in.string(in.required(doc, "", "name"), "name");
   if (p.name.empty()) in.fail("name", "empty");
@@ -147,6 +147,14 @@ Profile parse_profile(std::string_view text, const std::string& source) {
     p.model = in.string(*v, "model");
     if (p.model != "iba" && p.model != "rxe")
       in.fail("model", "must be \"iba\" or \"rxe\" (the golden model's error profile)");
+  }
+  if (const json* v = in.optional(doc, "udp_source_port")) {
+    const std::string policy = in.string(*v, "udp_source_port");
+    if (policy == "per_qp_pair")
+      p.udp_source_port = Profile::UdpSourcePort::PerQpPair;
+    else if (policy != "any")
+      in.fail("udp_source_port",
+              "must be \"any\" or \"per_qp_pair\" (one source port both ways of a QP pair)");
   }
   if (const json* v = in.optional(doc, "deviations")) {
     in.array(*v, "deviations");

@@ -1041,6 +1041,7 @@ Stream::ReadReq* Stream::read_holding(std::uint32_t psn) {
 void Stream::on_response(const Pkt& p) {
   trim_queues();
   ++responses_;
+  if (!next_at_answer_) next_at_answer_ = next_;
   last_response_ts_ = p.ts;
   if (!requester_qpn_) requester_qpn_ = p.bth.dqpn;
   const bool opening = !pinned_;  // for the golden replay: this response may end it

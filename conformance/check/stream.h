@@ -121,6 +121,10 @@ class Stream {
   std::uint64_t resends() const { return resends_; }
   // Requests resent at PSNs the responses had acknowledged (una_ past them).
   std::uint64_t acknowledged_resends() const { return acknowledged_resends_; }
+  // Whether the requester sent no new PSN after the first response reached the stream: from
+  // then on it only resent (with acknowledged_resends(), it acted as if it never had the
+  // responses: the checker's pairing checks).
+  bool nothing_new_since_answers() const { return next_at_answer_ && *next_at_answer_ == next_; }
   std::uint64_t rnr_naks_seen() const { return rnr_naks_total_; }
   // The requester QP's and the responder QP's entries of --setup, when it lists them (the
   // requester by its QPN once a response showed it, else by its dest_qp_num).
@@ -505,6 +509,7 @@ class Stream {
   std::uint64_t requests_ = 0;
   std::uint64_t resends_ = 0;
   std::uint64_t acknowledged_resends_ = 0;
+  std::optional<std::uint32_t> next_at_answer_;  // next_ at the first response
   std::uint64_t link_duplicates_ = 0;
   bool noted_early_response_ = false;
   struct Corrupt {

@@ -97,8 +97,12 @@ TEST(Profile, ErrorsNameTheFileAndTheKey) {
       {R"({"name": "x", "max_capture_error": 1})",
        "dut.json: max_capture_error: unknown key (known: name, description, max_capture_errors, "
        "fatal_nak_grace_ns, timing_tolerance_ns, timer_slack_ns, retire_idle_ns, model, "
-       "deviations, "
-       "vector_deviations)"},
+       "udp_source_port, deviations, vector_deviations)"},
+      {R"({"name": "x", "udp_source_port": "symmetric"})",
+       "dut.json: udp_source_port: must be \"any\" or \"per_qp_pair\" (one source port both "
+       "ways of a QP pair)"},
+      {R"({"name": "x", "udp_source_port": 1})",
+       "dut.json: udp_source_port: expected a string, got an integer"},
       {R"({"name": "x", "vector_deviations": [{"vectors": [], "differences": ["*"],
           "cause": "c", "justification": "j", "reference": "r"}]})",
        "dut.json: vector_deviations[0].vectors: give at least one pattern"},
@@ -180,6 +184,15 @@ TEST(Profile, IbaIsStrictAndRxeDeclaresTheResumedRead) {
   ASSERT_NE(d, nullptr);
   EXPECT_NE(d->reference.find("drivers/infiniband/sw/rxe/rxe_resp.c"), std::string::npos);
   EXPECT_EQ(rxe.covers(RuleId::ReadOpcode, "other"), nullptr);
+}
+
+TEST(Profile, RxeDeclaresOneUdpSourcePortPerQpPairAndIbaNone) {
+  EXPECT_EQ(load_profile("iba").udp_source_port, Profile::UdpSourcePort::Any);
+  EXPECT_EQ(load_profile("rxe").udp_source_port, Profile::UdpSourcePort::PerQpPair);
+  EXPECT_EQ(parse_profile(R"({"name": "x", "udp_source_port": "any"})", "dut.json").udp_source_port,
+            Profile::UdpSourcePort::Any);
+  EXPECT_EQ(parse_profile(R"({"name": "x"})", "dut.json").udp_source_port,
+            Profile::UdpSourcePort::Any);
 }
 
 TEST(Profile, LoadsAFileByPathAndNamesItInErrors) {

@@ -58,6 +58,14 @@ struct Profile {
   // The golden replay's responder: "iba" or "rxe", the model's error profile (which answer an
   // error gets where the IBTA text and rxe differ; docs/errors.md).
   std::string model = "iba";
+  // The device's UDP source port policy for connected QPs (IBTA Vol. 1 Annex A17.4 leaves the
+  // port to the implementation). PerQpPair: both directions of an RC/UC QP pair carry one
+  // source port, the same for the pair's life (rxe since Linux 5.18: rdma_get_udp_sport()
+  // folds a flow label derived from the product of the two QPNs; docs/spec-notes.md §1.3).
+  // The pairing of responses with request streams then takes a differing port as proof that a
+  // response does not answer a stream (docs/check.md, "Pairing"); Any: the port says nothing.
+  enum class UdpSourcePort : std::uint8_t { Any, PerQpPair };
+  UdpSourcePort udp_source_port = UdpSourcePort::Any;
   std::vector<Deviation> deviations;
   std::vector<VectorDeviation> vector_deviations;
 
