@@ -478,5 +478,34 @@ TEST(CheckMidCapture, AnAnswerAtAPsnBeforeTheFirstRequestSeenIsNotJudged) {
   EXPECT_TRUE(has_gap_note(r, "answers a request sent before the capture")) << describe(r);
 }
 
+// The link reordered the requester's packets before the tap: the atomic at 410 overtook the
+// WRITE at 409 and passed the tap before the capture began, while 409 and 411 came after (corpus
+// seeds 37937, 63349 and 77361 cut mid-conversation). With `start`, an ACK of 409 carrying MSN
+// 1 first shows the connection's start, and with it that the tap missed 410.
+Conversation overtaken_atomic(bool start) {
+  Conversation c;
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 409, 64);
+  w.reth = {0x3000, 7, 64};
+  c.send(w);
+  if (start) c.ack(409, 1);
+  c.req(Opcode::RC_SEND_ONLY, 411, 64);
+  atomic_ack(c, 410, start ? 2 : 3);
+  c.ack(411, start ? 3 : 4);
+  return c;
+}
+
+TEST(CheckMidCapture, AnAnswerToARequestThatOvertookTheFirstOnesSeenIsNotJudged) {
+  const check::Report r = overtaken_atomic(false).check(strict());
+  EXPECT_EQ(count(r, RuleId::AtomicResponse), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_TRUE(has_gap_note(r, "the capture does not show sent")) << describe(r);
+}
+
+TEST(CheckMidCapture, OnceTheStartIsShownAnAnswerToAnUnseenPsnIsJudged) {
+  const check::Report r = overtaken_atomic(true).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::AtomicResponse), 1u) << describe(r);
+}
+
 }  // namespace
 }  // namespace rocecert

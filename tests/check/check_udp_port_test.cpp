@@ -168,8 +168,7 @@ TEST(CheckUdpPort, PortsThatDifferEverywhereOrMatchOnlyOnEqualQpnsShowNoPolicy) 
 TEST(CheckUdpPort, ARequesterThatResendsWhatTheAnswersAcknowledgedDisownsThem) {
   // No policy, no other pair: A's QP resends 208 and 209 after ACKs of 211, and sends nothing
   // new, as if it never had those answers (a QP whose peer does not exist).
-  const check::Report r =
-      answers_past_the_stream(kPortOther, /*resends=*/true).check(strict());
+  const check::Report r = answers_past_the_stream(kPortOther, /*resends=*/true).check(strict());
   EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
   EXPECT_TRUE(has_note(r, NoteKind::Unpaired, "as if it never had these answers")) << describe(r);
 }
