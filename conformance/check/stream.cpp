@@ -725,6 +725,24 @@ void Stream::start_resend(const Pkt& p) {
         fmt::format("{} resent at PSN {:#08x}, a PSN of a READ's responses", op.name, p.psn()),
         state());
   }
+  if (op.operation == Operation::READ_REQUEST && rr == nullptr && r == nullptr &&
+      (mtu_ || p.reth.dmalen <= 256)) {
+    // The resend of a READ acknowledged before the tap showed it (its PSN left the window
+    // unseen, or the responder had it before the capture began): a responder executes a
+    // repeated READ again (IBA Vol. 1 §9.7.5.1; docs/spec-notes.md §8.3), so what answers it
+    // answers a READ. Only where its span is known (one packet at any MTU up to 256 bytes).
+    ReadReq nr;
+    nr.first = nr.seg_psn = nr.resp_next = p.psn();
+    nr.npkts = mtu_ ? npkts(p.reth.dmalen) : 1;
+    nr.va = p.reth.va;
+    nr.rkey = p.reth.rkey;
+    nr.len = nr.seg_len = p.reth.dmalen;
+    nr.repeated = true;
+    nr.in_opening = !pinned_;
+    auto at = reads_.end();  // in PSN order (read_holding)
+    while (at != reads_.begin() && pdiff(std::prev(at)->first, nr.first) > 0) --at;
+    reads_.insert(at, nr);
+  }
   if (is_atomic(op.operation)) {
     auto a = std::find_if(atomics_.begin(), atomics_.end(),
                           [&](const AtomicReq& x) { return x.psn == p.psn(); });

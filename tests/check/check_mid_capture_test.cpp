@@ -507,5 +507,47 @@ TEST(CheckMidCapture, OnceTheStartIsShownAnAnswerToAnUnseenPsnIsJudged) {
   EXPECT_EQ(count(r, RuleId::AtomicResponse), 1u) << describe(r);
 }
 
+// The capture begins with a SEND at 377 and a NAK PSN sequence error for 376, and the go-back
+// from 372 that follows; the responder had received through 375 before (the ACK of 375 shows
+// it), and the zero-length READ at 374, resent, comes to the tap after 375's: a responder
+// executes a repeated READ again, and answers it (corpus seeds 12905, 19387 and 63166 cut
+// mid-conversation). With `write`, what came at 374 is a WRITE, which no READ response answers.
+Conversation late_read_resend(bool write) {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 377, 64);
+  c.ack(376, 4, 0x60);  // NAK PSN sequence error
+  atomic(c, Opcode::RC_FETCH_ADD, 372);
+  atomic_ack(c, 372, 4);
+  atomic(c, Opcode::RC_COMPARE_SWAP, 373);
+  atomic_ack(c, 373, 4);
+  c.req(Opcode::RC_SEND_FIRST, 375, 1024);
+  c.ack(375, 4);
+  if (write) {
+    wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 374, 64);
+    w.reth = {0x3000, 7, 64};
+    c.send(w);
+  } else {
+    read_request(c, 374, 0);
+  }
+  read_response(c, Opcode::RC_RDMA_READ_RESPONSE_ONLY, 374, 0, 4);
+  c.req(Opcode::RC_SEND_LAST, 376, 100);
+  c.ack(376, 5);
+  c.req(Opcode::RC_SEND_ONLY, 377, 64);
+  c.ack(377, 6);
+  return c;
+}
+
+TEST(CheckMidCapture, AReadResentAfterItsPsnWasAcknowledgedIsAnsweredAsARead) {
+  const check::Report r = late_read_resend(false).check(strict());
+  EXPECT_EQ(count(r, RuleId::ReadResponse), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+}
+
+TEST(CheckMidCapture, AReadResponseToAWriteResentThereStillFails) {
+  const check::Report r = late_read_resend(true).check(strict());
+  EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::ReadResponse), 1u) << describe(r);
+}
+
 }  // namespace
 }  // namespace rocecert

@@ -216,7 +216,8 @@ TEST(CheckCorpus, CapturesThatBeginMidConversationAreNeverFail) {
 // path MTU, counted as a message of its own, made a cut capture look like the start while
 // session 52's fixes were built), a QP with no peer sharing PSNs with a QP cut away (session 53:
 // the UDP source port, and a requester that disowns the answers), an answer to a request that
-// overtook the first ones seen (session 53). None may FAIL again.
+// overtook the first ones seen, a READ resent after its PSN was acknowledged (session 53). None
+// may FAIL again.
 TEST(CheckCorpus, CutCapturesThatOnceFailedAreNeverFail) {
   const std::vector<check::Profile> profiles = corpus::corpus_profiles();
   static constexpr std::uint64_t kSeeds[] = {
