@@ -1113,8 +1113,11 @@ void Stream::on_response(const Pkt& p) {
     });
   const bool positive_ack =
       op.operation == Operation::ACK && wire::aeth_kind(p.aeth.syndrome) == wire::AethKind::ACK;
-  if ((op.operation == Operation::READ_RESPONSE || positive_ack) && !reads_.empty() &&
-      reads_.back().npkts == 0 && pdiff(p.psn(), reads_.back().first) > 0 &&
+  // (A FIRST or ONLY response begins a READ's answer: past the READ's PSN it is none of its span.)
+  const bool continues = op.operation == Operation::READ_RESPONSE &&
+                         (op.position == Position::MIDDLE || op.position == Position::LAST);
+  if ((continues || positive_ack) && !reads_.empty() && reads_.back().npkts == 0 &&
+      pdiff(p.psn(), reads_.back().first) > 0 &&
       (padd(reads_.back().first, 1) == next_ || (!recs_.empty() && recs_.back().read_slot))) {
     // The last request was a READ whose packet count is not known yet (no path MTU seen): a
     // response within the most it can take (one per 256 bytes) shows its span; so does an ACK

@@ -549,5 +549,24 @@ TEST(CheckMidCapture, AReadResponseToAWriteResentThereStillFails) {
   EXPECT_EQ(count(r, RuleId::ReadResponse), 1u) << describe(r);
 }
 
+// The capture begins during a go-back-N from a READ of 4,095 bytes at 209 (path MTU unknown);
+// the READ RESPONSE ONLY for 213, a READ sent before the go-back, comes late, and then the
+// READ's own answer (corpus seed 85125 cut mid-conversation). An ONLY response past the READ's
+// PSN begins another READ's answer: it is none of this READ's span, and the 4,096 bytes it
+// carries are not this READ's length.
+TEST(CheckMidCapture, AnOnlyResponsePastAReadIsNotItsSpan) {
+  Conversation c;
+  read_request(c, 209, 4095);
+  read_response(c, Opcode::RC_RDMA_READ_RESPONSE_ONLY, 213, 4096, 5);
+  wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 210, 64);
+  w.reth = {0x3000, 7, 64};
+  c.send(w);
+  read_response(c, Opcode::RC_RDMA_READ_RESPONSE_ONLY, 209, 4095, 1);
+  c.ack(210, 2);
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::ReadLength), 0u) << describe(r);
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+}
+
 }  // namespace
 }  // namespace rocecert
