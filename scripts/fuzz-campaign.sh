@@ -49,6 +49,9 @@ for t in $targets; do
   [[ $t == fuzz_vector ]] && extra+=(-dict=fuzz/scenario.dict)
   echo "== $t: $runs executions on $workers process(es), corpus $corpus"
   per=$(( (runs + workers - 1) / workers ))
+  # The executions are added up from this part's logs alone: a log of an earlier part run with
+  # more workers would count again.
+  rm -f "$out/$t".*.log
   pids=()
   [[ $seconds != 0 ]] && extra+=(-max_total_time="$seconds")
   started=$(date +%s)
