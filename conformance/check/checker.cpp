@@ -1049,8 +1049,11 @@ struct Checker::Impl {
   // `open`: requests sent before the capture began). Had it been seen in time, it would have
   // been a candidate of every response of the flow.
   bool holds(const StreamEntry& e, const ResponseFlow& f) const {
+    // (The spans compared too: PSN differences are taken modulo 2^24, and a flow whose
+    // responses spread over half the PSN space would otherwise fit any stream.)
     return e.seen && detail::pdiff(*f.psn_hi, e.next) < 0 &&
-           detail::pdiff(*f.psn_lo, e.first) >= -kPairSlack;
+           detail::pdiff(*f.psn_lo, e.first) >= -kPairSlack &&
+           detail::pdiff(*f.psn_hi, *f.psn_lo) <= detail::pdiff(e.next, e.first) + kPairSlack;
   }
   bool has_violations(ConnIndex c) {
     const Connection& conn = judge.conn(judge.resolve(c));

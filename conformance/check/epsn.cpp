@@ -135,10 +135,13 @@ void Stream::record_epsn_response(const Pkt& p) {
   if (psn_facts_.size() >= kMaxPsnFacts) judge_psn_z3(false);
 }
 
-void Stream::record_epsn_request(const Pkt& p) {
-  // axis_at_ is this request's place (new_packet); una_ is never past next_.
+void Stream::record_epsn_request(const Pkt& p, std::optional<std::uint32_t> beyond_from) {
+  // axis_at_ is this request's place (new_packet); una_ is never past next_. A request beyond
+  // the window (`beyond_from`: the oldest unacknowledged PSN before a jump restarted the
+  // window) counts what was outstanding before the jump.
   PsnFactRec f;
-  const std::int64_t outstanding = static_cast<std::int64_t>((next_ - una_) & 0xFFFFFFu);
+  const std::int64_t outstanding = static_cast<std::int64_t>(
+      (beyond_from ? p.psn() + 1 - *beyond_from : next_ - una_) & 0xFFFFFFu);
   f.obs = {PsnFact::REQUEST, axis_at_, axis_at_ + 1 - outstanding, p.frame, 0};
   f.dqpn = p.bth.dqpn;
   f.psn = p.psn();

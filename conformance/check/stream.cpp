@@ -482,6 +482,10 @@ void Stream::record_request(const Pkt& p, PsnRec& r) {
 void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   const wire::OpcodeInfo& op = *p.op;
   burst_ = false;
+  // psn.window, against the oldest unacknowledged PSN as it stands before this packet (a jump
+  // past what the shadow tracks starts it again below).
+  const std::uint32_t oldest = una_;
+  const bool beyond_window = pdiff(padd(p.psn(), 1), oldest) < 0;
   if (nak_wait_) {
     // A NAK PSN sequence error calls for a go-back-N; new PSNs sent well after it, with no
     // resend at all, mean the requester ignored it (docs/spec-notes.md §4.3, §5.3).
@@ -579,12 +583,12 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
       op.operation == Operation::ATOMIC_WRITE)
     track_rd_atomic(p);
   j_->checked(RuleId::PsnWindow, conn_);
-  if (pdiff(next_, una_) < 0)
-    j_->violation(
-        RuleId::PsnWindow, "exceeded", p, conn_,
-        fmt::format("2^23 or more PSNs outstanding (oldest unacknowledged {:#08x})", una_),
-        state());
-  record_epsn_request(p);
+  if (beyond_window || pdiff(next_, una_) < 0)
+    j_->violation(RuleId::PsnWindow, "exceeded", p, conn_,
+                  fmt::format("2^23 or more PSNs outstanding (oldest unacknowledged {:#08x})",
+                              beyond_window ? oldest : una_),
+                  state());
+  record_epsn_request(p, beyond_window ? std::optional(oldest) : std::nullopt);
 }
 
 void Stream::record_atomic(const Pkt& p) {

@@ -478,7 +478,7 @@ class Stream {
   std::unordered_map<std::uint64_t, std::size_t> psn_group_of_;  // frame → group, this batch
   std::uint64_t psn_batches_ = 0;
   void record_epsn_response(const Pkt& p);
-  void record_epsn_request(const Pkt& p);
+  void record_epsn_request(const Pkt& p, std::optional<std::uint32_t> beyond_from);
   std::size_t psn_group(const PsnFactRec& f);
   static std::string_view psn_what_name(PsnWhat w);
   void judge_psn_z3(bool last);

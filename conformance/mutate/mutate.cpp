@@ -1052,6 +1052,52 @@ void drop_request(Ctx& c, Work& w) {
   w.remove(i, detail::describe(c.p(i)));
 }
 
+// A requester keeps fewer than 2^23 PSNs outstanding (IBA Vol. 1 chapter 9: the responder takes
+// a PSN from 2^23 past its expected one for a duplicate; spec-notes §3.2). From a new request
+// sent while the one before it was still unacknowledged, that QP pair's PSNs move by 2^23 - 1:
+// the request then lies 2^23 or more PSNs past the oldest unacknowledged one.
+void psn_window(Ctx& c, Work& w) {
+  std::vector<std::size_t> cand;
+  for (const Flow& q : c.a.flows) {
+    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
+    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
+    const std::optional<std::size_t> opened = opening_end(c, r);
+    std::uint32_t highest = c.p(q.frames.front()).bth.psn;
+    for (std::size_t k = 1; k < q.frames.size(); ++k) {
+      const std::size_t i = q.frames[k];
+      const std::uint32_t psn = c.p(i).bth.psn;
+      if (detail::psn_diff(psn, highest) <= 0) continue;
+      const std::uint32_t before = highest;
+      highest = psn;
+      if (!opened || *opened > i) continue;
+      // Unacknowledged: no response before it reaches the PSN before it (a NAK's PSN is the
+      // one expected, acknowledging those before).
+      const bool acked = std::any_of(r.frames.begin(), r.frames.end(), [&](std::size_t j) {
+        if (j > i || !c.a.usable(j)) return false;
+        const ParsedFrame& a = c.p(j);
+        const std::uint32_t through = has_aeth(a) && aeth_kind(a) != wire::AethKind::ACK
+                                          ? detail::psn_add(a.bth.psn, 0xFFFFFF)
+                                          : a.bth.psn;
+        return detail::psn_diff(through, before) >= 0;
+      });
+      if (!acked) cand.push_back(i);
+    }
+  }
+  std::sort(cand.begin(), cand.end());
+  const std::size_t start = cand[c.pick(cand.size())];
+  const Flow& q = *c.a.flow_of(start);
+  const std::uint32_t p0 = c.p(start).bth.psn;
+  constexpr std::uint32_t kWindowShift = (1u << 23) - 1;
+  auto shift = [&](const Flow& f) {
+    for (std::size_t i : f.frames) {
+      if (i < start || detail::psn_diff(c.p(i).bth.psn, p0) < 0) continue;
+      set_psn(c, w, i, detail::psn_add(c.p(i).bth.psn, kWindowShift));
+    }
+  };
+  shift(q);
+  if (q.peer >= 0) shift(c.a.flows[static_cast<std::size_t>(q.peer)]);
+}
+
 // A PSN is 24 bits (IBA Vol. 1 §9.2): a counter kept wider and not masked carries its 25th bit
 // into Resv7's lowest bit, which the sender must keep 0 (spec-notes §1.5).
 void psn_spill(Ctx& c, Work& w) {
