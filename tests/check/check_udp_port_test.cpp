@@ -5,6 +5,11 @@
 // (corpus seeds 11455, 13801, 40249, 44724, 81633 and 86128 cut mid-conversation).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
 #include "conversation.h"
 
 namespace rocecert {
@@ -212,6 +217,33 @@ TEST(CheckUdpPort, ANakToARequesterThatStopsIsJudged) {
   const check::Report r = nak_within_the_stream(false).check(strict());
   EXPECT_EQ(r.verdict, Verdict::FAIL) << describe(r);
   EXPECT_GE(count(r, RuleId::GoldenResponse), 1u) << describe(r);
+}
+
+TEST(CheckUdpPort, TheRxeProfilesPolicyHoldsOnEveryRealCapture) {
+  // rxe keeps one UDP source port both ways of each QP pair in every capture of vectors/real/
+  // (several QP pairs between the same hosts in some): the policy the rxe profile declares rules
+  // out no pairing there, and every verdict is the same as with no policy declared.
+  std::vector<std::string> paths;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(ROCECERT_SOURCE_DIR) + "/vectors/real"))
+    if (e.path().extension() == ".pcap") paths.push_back(e.path().string());
+  std::sort(paths.begin(), paths.end());
+  ASSERT_GE(paths.size(), 28u);
+  check::Options rxe;
+  rxe.profile = check::load_profile("rxe");
+  ASSERT_EQ(rxe.profile.udp_source_port, Profile::UdpSourcePort::PerQpPair);
+  check::Options any = rxe;
+  any.profile.udp_source_port = Profile::UdpSourcePort::Any;
+  for (const std::string& path : paths) {
+    SCOPED_TRACE(path);
+    const check::Report r = check::check_files({path}, rxe);
+    EXPECT_FALSE(has_note(r, NoteKind::Assumption, "UDP source ports differ")) << describe(r);
+    const check::Report a = check::check_files({path}, any);
+    EXPECT_EQ(r.verdict, a.verdict) << describe(r);
+    ASSERT_EQ(r.connections.size(), a.connections.size());
+    for (std::size_t i = 0; i < r.connections.size(); ++i)
+      EXPECT_EQ(r.connections[i].verdict, a.connections[i].verdict) << i;
+  }
 }
 
 }  // namespace
