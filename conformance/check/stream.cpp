@@ -557,19 +557,13 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
   recs_.emplace_back();
   record_request(p, recs_.back());
   if (op.operation == Operation::READ_REQUEST) {
-    ReadReq rr;
-    rr.first = p.psn();
-    rr.va = p.reth.va;
-    rr.rkey = p.reth.rkey;
-    rr.len = rr.seg_len = p.reth.dmalen;
-    rr.seg_psn = rr.resp_next = p.psn();
-    rr.in_opening = !pinned_;
-    reads_.push_back(rr);
+    reads_.push_back(read_of(p));
+    ReadReq& rr = reads_.back();
     if (mtu_ || rr.len <= 256) {
       if (!mtu_ && rr.len <= 256) {
-        reads_.back().npkts = 1;
+        rr.npkts = 1;
       } else {
-        fill_read_slots(reads_.back());
+        fill_read_slots(rr);
       }
     }
     while (reads_.size() > 1024) reads_.pop_front();
@@ -589,6 +583,22 @@ void Stream::new_packet(const Pkt& p, std::int32_t gap) {
                               beyond_window ? oldest : una_),
                   state());
   record_epsn_request(p, beyond_window ? std::optional(oldest) : std::nullopt);
+}
+
+Stream::ReadReq Stream::read_of(const Pkt& p) const {
+  ReadReq rr;
+  rr.first = rr.seg_psn = rr.resp_next = p.psn();
+  rr.va = p.reth.va;
+  rr.rkey = p.reth.rkey;
+  rr.len = rr.seg_len = p.reth.dmalen;
+  rr.in_opening = !pinned_;
+  return rr;
+}
+
+Stream::ReadReq& Stream::insert_read(const Pkt& p) {
+  auto at = reads_.end();
+  while (at != reads_.begin() && pdiff(std::prev(at)->first, p.psn()) > 0) --at;
+  return *reads_.insert(at, read_of(p));
 }
 
 void Stream::record_atomic(const Pkt& p) {
@@ -614,17 +624,8 @@ void Stream::old_packet(const Pkt& p) {
     // of a packet lost before the tap. Both are fine; it is checked against its neighbours.
     record_request(p, *r);
     if (op.operation == Operation::READ_REQUEST) {
-      ReadReq rr;
-      rr.first = rr.seg_psn = rr.resp_next = p.psn();
-      rr.va = p.reth.va;
-      rr.rkey = p.reth.rkey;
-      rr.len = rr.seg_len = p.reth.dmalen;
-      rr.in_opening = !pinned_;
-      // reads_ stays in PSN order (read_holding relies on it): a late READ goes in its place.
-      auto at = reads_.end();
-      while (at != reads_.begin() && pdiff(std::prev(at)->first, rr.first) > 0) --at;
-      at = reads_.insert(at, rr);
-      if (mtu_) fill_read_slots(*at);
+      ReadReq& rr = insert_read(p);  // a late READ goes in its place
+      if (mtu_) fill_read_slots(rr);
     } else if (is_atomic(op.operation)) {
       record_atomic(p);
     } else if (is_placement(op.operation)) {
@@ -735,17 +736,9 @@ void Stream::start_resend(const Pkt& p) {
     // unseen, or the responder had it before the capture began): a responder executes a
     // repeated READ again (IBA Vol. 1 §9.7.5.1; docs/spec-notes.md §8.3), so what answers it
     // answers a READ. Only where its span is known (one packet at any MTU up to 256 bytes).
-    ReadReq nr;
-    nr.first = nr.seg_psn = nr.resp_next = p.psn();
-    nr.npkts = mtu_ ? npkts(p.reth.dmalen) : 1;
-    nr.va = p.reth.va;
-    nr.rkey = p.reth.rkey;
-    nr.len = nr.seg_len = p.reth.dmalen;
-    nr.repeated = true;
-    nr.in_opening = !pinned_;
-    auto at = reads_.end();  // in PSN order (read_holding)
-    while (at != reads_.begin() && pdiff(std::prev(at)->first, nr.first) > 0) --at;
-    reads_.insert(at, nr);
+    ReadReq& again = insert_read(p);
+    again.npkts = mtu_ ? npkts(p.reth.dmalen) : 1;
+    again.repeated = true;
   }
   if (is_atomic(op.operation)) {
     auto a = std::find_if(atomics_.begin(), atomics_.end(),

@@ -208,6 +208,10 @@ class Stream {
   void new_packet(const Pkt& p, std::int32_t gap);
   void old_packet(const Pkt& p);
   void record_atomic(const Pkt& p);  // an atomic request to answer (atomics_)
+  // What READ request `p` asks (reads_), and the record of a late or resent one put in its
+  // place by PSN (read_holding relies on the order; a new one goes at the end).
+  ReadReq read_of(const Pkt& p) const;
+  ReadReq& insert_read(const Pkt& p);
   void check_length(const Pkt& p);
   void check_sequence(const Pkt& p);
   void record_request(const Pkt& p, PsnRec& rec);

@@ -240,41 +240,56 @@ bool after_opening(const Ctx& c, std::size_t i) {
   return end && *end < i;
 }
 
-// New requests take consecutive PSNs (IBA Vol. 1 chapter 9; spec-notes §3.1-3.2).
-void psn_skip(Ctx& c, Work& w) {
-  // A new request the responder answers afterwards (a response at or beyond its PSN), so the
-  // jump cannot be taken for requests the tap missed at the end of the capture.
+// The new requests of the RC QPs with a response flow, sent after the opening of their responses
+// (see opening_end), that `keep(i, psn, before, r)` keeps: `before` is the highest PSN the QP
+// sent before request i, `r` its response flow. In capture order.
+template <class Keep>
+std::vector<std::size_t> new_requests_after_opening(const Ctx& c, Keep keep) {
   std::vector<std::size_t> cand;
   for (const Flow& q : c.a.flows) {
     if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
     const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
-    // After the opening of its responses (see opening_end).
     const std::optional<std::size_t> opened = opening_end(c, r);
     std::uint32_t highest = c.p(q.frames.front()).bth.psn;
     for (std::size_t k = 1; k < q.frames.size(); ++k) {
       const std::size_t i = q.frames[k];
       const std::uint32_t psn = c.p(i).bth.psn;
       if (detail::psn_diff(psn, highest) <= 0) continue;
+      const std::uint32_t before = highest;
       highest = psn;
-      if (!opened || *opened > i) continue;
-      const bool answered = std::any_of(r.frames.begin(), r.frames.end(), [&](std::size_t j) {
-        return j > i && detail::psn_diff(c.p(j).bth.psn, psn) >= 0;
-      });
-      if (answered) cand.push_back(i);
+      if (opened && *opened <= i && keep(i, psn, before, r)) cand.push_back(i);
     }
   }
   std::sort(cand.begin(), cand.end());
-  const std::size_t start = cand[c.pick(cand.size())];
+  return cand;
+}
+
+// From request `start` on, its QP's request PSNs and its QP pair's response PSNs (those not
+// before its PSN) move by `delta`.
+void shift_qp_pair(Ctx& c, Work& w, std::size_t start, std::uint32_t delta) {
   const Flow& q = *c.a.flow_of(start);
   const std::uint32_t p0 = c.p(start).bth.psn;
   auto shift = [&](const Flow& f) {
     for (std::size_t i : f.frames) {
       if (i < start || detail::psn_diff(c.p(i).bth.psn, p0) < 0) continue;
-      set_psn(c, w, i, detail::psn_add(c.p(i).bth.psn, kPsnShift));
+      set_psn(c, w, i, detail::psn_add(c.p(i).bth.psn, delta));
     }
   };
   shift(q);
   if (q.peer >= 0) shift(c.a.flows[static_cast<std::size_t>(q.peer)]);
+}
+
+// New requests take consecutive PSNs (IBA Vol. 1 chapter 9; spec-notes §3.1-3.2).
+void psn_skip(Ctx& c, Work& w) {
+  // A new request the responder answers afterwards (a response at or beyond its PSN), so the
+  // jump cannot be taken for requests the tap missed at the end of the capture.
+  const std::vector<std::size_t> cand = new_requests_after_opening(
+      c, [&](std::size_t i, std::uint32_t psn, std::uint32_t, const Flow& r) {
+        return std::any_of(r.frames.begin(), r.frames.end(), [&](std::size_t j) {
+          return j > i && detail::psn_diff(c.p(j).bth.psn, psn) >= 0;
+        });
+      });
+  shift_qp_pair(c, w, cand[c.pick(cand.size())], kPsnShift);
 }
 
 // Whether a SEND with Invalidate of `rkey` to `dst` lies between input frames lo and hi.
@@ -1057,45 +1072,20 @@ void drop_request(Ctx& c, Work& w) {
 // sent while the one before it was still unacknowledged, that QP pair's PSNs move by 2^23 - 1:
 // the request then lies 2^23 or more PSNs past the oldest unacknowledged one.
 void psn_window(Ctx& c, Work& w) {
-  std::vector<std::size_t> cand;
-  for (const Flow& q : c.a.flows) {
-    if (!q.request || q.transport != wire::Transport::RC || q.peer < 0) continue;
-    const Flow& r = c.a.flows[static_cast<std::size_t>(q.peer)];
-    const std::optional<std::size_t> opened = opening_end(c, r);
-    std::uint32_t highest = c.p(q.frames.front()).bth.psn;
-    for (std::size_t k = 1; k < q.frames.size(); ++k) {
-      const std::size_t i = q.frames[k];
-      const std::uint32_t psn = c.p(i).bth.psn;
-      if (detail::psn_diff(psn, highest) <= 0) continue;
-      const std::uint32_t before = highest;
-      highest = psn;
-      if (!opened || *opened > i) continue;
-      // Unacknowledged: no response before it reaches the PSN before it (a NAK's PSN is the
-      // one expected, acknowledging those before).
-      const bool acked = std::any_of(r.frames.begin(), r.frames.end(), [&](std::size_t j) {
-        if (j > i || !c.a.usable(j)) return false;
-        const ParsedFrame& a = c.p(j);
-        const std::uint32_t through = has_aeth(a) && aeth_kind(a) != wire::AethKind::ACK
-                                          ? detail::psn_add(a.bth.psn, 0xFFFFFF)
-                                          : a.bth.psn;
-        return detail::psn_diff(through, before) >= 0;
+  // Unacknowledged: no response before it reaches the PSN before it (a NAK's PSN is the one
+  // expected, acknowledging those before).
+  const std::vector<std::size_t> cand = new_requests_after_opening(
+      c, [&](std::size_t i, std::uint32_t, std::uint32_t before, const Flow& r) {
+        return std::none_of(r.frames.begin(), r.frames.end(), [&](std::size_t j) {
+          if (j > i || !c.a.usable(j)) return false;
+          const ParsedFrame& a = c.p(j);
+          const std::uint32_t through = has_aeth(a) && aeth_kind(a) != wire::AethKind::ACK
+                                            ? detail::psn_add(a.bth.psn, 0xFFFFFF)
+                                            : a.bth.psn;
+          return detail::psn_diff(through, before) >= 0;
+        });
       });
-      if (!acked) cand.push_back(i);
-    }
-  }
-  std::sort(cand.begin(), cand.end());
-  const std::size_t start = cand[c.pick(cand.size())];
-  const Flow& q = *c.a.flow_of(start);
-  const std::uint32_t p0 = c.p(start).bth.psn;
-  constexpr std::uint32_t kWindowShift = (1u << 23) - 1;
-  auto shift = [&](const Flow& f) {
-    for (std::size_t i : f.frames) {
-      if (i < start || detail::psn_diff(c.p(i).bth.psn, p0) < 0) continue;
-      set_psn(c, w, i, detail::psn_add(c.p(i).bth.psn, kWindowShift));
-    }
-  };
-  shift(q);
-  if (q.peer >= 0) shift(c.a.flows[static_cast<std::size_t>(q.peer)]);
+  shift_qp_pair(c, w, cand[c.pick(cand.size())], (1u << 23) - 1);
 }
 
 // A PSN is 24 bits (IBA Vol. 1 §9.2): a counter kept wider and not masked carries its 25th bit
