@@ -7,6 +7,9 @@
 #   make bench  install missing packages, build, run the benchmarks (figures in docs/bench.md)
 #   make check-campaign  `rocecert check` on the model's traffic under faults, SEEDS=N seeds
 #               (default 5000; docs/check-validation.md); not part of `make test`
+#   make mutation-sweep  the mutation score of `rocecert check` over MUTATION_SEEDS (default
+#               1-20) and MUTATION_CAPTURES (default the real captures): scripts/mutation-sweep.py,
+#               docs/mutate.md; not part of `make test` (the unit test runs seeds 1-3)
 #   make fuzz-campaign   the long fuzz runs: FUZZ_RUNS executions (default 10 M) of each of
 #               FUZZ_TARGETS on FUZZ_WORKERS processes (FUZZ_SECONDS bounds a part of it,
 #               FUZZ_ASAN_PASS=0 leaves out a part's ASan pass for a later part's), the
@@ -29,7 +32,7 @@ GEN     := -G Ninja
 WERROR  := -DROCECERT_WERROR=ON
 
 .PHONY: all deps build build-asan demo test test-release test-asan test-fuzz bench clean \
-        format check-format check-campaign fuzz-campaign live-smoke live live-full
+        format check-format check-campaign mutation-sweep fuzz-campaign live-smoke live live-full
 
 all: build
 
@@ -101,6 +104,12 @@ bench: deps $(BUILD)/release/build.ninja
 SEEDS ?= 5000
 check-campaign: build
 	SEEDS=$(SEEDS) $(BUILD)/release/tests/check_corpus/check_campaign
+
+MUTATION_SEEDS    ?= 1-20
+MUTATION_CAPTURES ?= $(wildcard vectors/real/*.pcap)
+mutation-sweep: build
+	python3 scripts/mutation-sweep.py --seeds $(MUTATION_SEEDS) --jobs $(JOBS) \
+	  --rocecert $(BUILD)/release/apps/rocecert/rocecert $(MUTATION_CAPTURES)
 
 fuzz-campaign: build-asan $(BUILD)/fuzz-fast/build.ninja
 	$(CMAKE) --build $(BUILD)/fuzz-fast -j $(JOBS)
