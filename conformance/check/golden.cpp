@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <deque>
 
@@ -28,6 +29,7 @@ constexpr std::size_t kMaxPending = 4096;  // requests waiting for a response be
 constexpr std::size_t kMaxLog = 4096;      // requests kept to feed again (the MTU became known)
 constexpr std::size_t kRecentLog = 256;    // requests kept once the MTU is known
 constexpr std::size_t kMaxAnswers = 4096;  // PSNs whose answers are remembered
+constexpr std::size_t kMaxGaps = 16;       // gaps the tap showed, not yet settled by an answer
 
 // A receive buffer as large as any message (IBA Vol. 1 §9.4: a message is at most 2^31 bytes).
 constexpr std::uint32_t kRecvBytes = 0x8000'0000u;
@@ -276,6 +278,15 @@ void GoldenResponder::park_if_idle(const Pkt& p) {
 void GoldenResponder::on_request(const Pkt& p, bool fresh) {
   if (stopped_) return;
   if (!first_frame_) first_frame_ = p.frame;
+  // A request more than one PSN past the one before it (new or resent): the tap shows a gap.
+  if (previous_) {
+    const std::int64_t d = pdiff(p.psn(), *previous_);
+    if (d > 1 && d < (1 << 22)) {
+      if (gaps_.size() == kMaxGaps) gaps_.erase(gaps_.begin());
+      gaps_.push_back(p.psn());
+    }
+  }
+  previous_ = p.psn();
   pending_.push_back({p, fresh});
   // No response for a long while (one direction only): the model runs ahead on its own.
   if (pending_.size() > kMaxPending) feed_pending(std::nullopt);
@@ -481,15 +492,22 @@ void GoldenResponder::stop(std::string why) {
   pending_.clear();
 }
 
-void GoldenResponder::agree(std::uint64_t disturbances) {
+void GoldenResponder::agree(std::uint64_t disturbances, std::uint32_t psn) {
   ++agreed_;
+  std::erase_if(gaps_, [&](std::uint32_t g) { return pdiff(psn, g) >= 0; });
   free_resync_ = false;
   sync_disturbances_ = disturbances;
 }
 
 void GoldenResponder::mismatch(const Pkt& p, std::uint64_t disturbances, std::string message,
                                std::string expected, bool content) {
-  if (!content && (free_resync_ || opening_ || disturbances != sync_disturbances_)) {
+  // A request that came more than one PSN past the one before it, at or before this answer's
+  // PSN, and no agreement since at its PSN or later: the device may have received the requests in
+  // another order than the tap shows (a link after the tap reordered them), which only its answers
+  // tell. An agreement on an earlier PSN does not settle it.
+  const bool gap_before = std::any_of(gaps_.begin(), gaps_.end(),
+                                      [&](std::uint32_t g) { return pdiff(g, p.psn()) <= 0; });
+  if (!content && (free_resync_ || opening_ || gap_before || disturbances != sync_disturbances_)) {
     free_resync_ = false;
     // The model may not know what the device saw (a capture that starts mid-connection, a
     // loss or a duplicate since the last agreement): start again from the next message.
@@ -555,7 +573,7 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
   }
   auto agreed = [&] {
     a->device_answered = true;
-    agree(disturbances);
+    agree(disturbances, p.psn());
     park_if_idle(p);
   };
   // The model refused this very request for what it holds (opcode sequence, length, QP access,
@@ -615,7 +633,7 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
       // The device's receive queue was empty (not on the wire): the model, which always has a
       // WQE, executed the request; both start again from it when it is retried.
       if (req != nullptr && req->takes_recv_wqe() && executed) {
-        agree(disturbances);
+        agree(disturbances, p.psn());
         return resync(p.psn(), p.aeth.msn, "RNR NAK");
       }
       return mismatch(
@@ -659,7 +677,7 @@ void GoldenResponder::on_response(const Pkt& p, std::optional<std::uint32_t> mtu
   else if (code == NakCode::REMOTE_OPERATIONAL_ERROR)
     taken = "a failure inside the responder (not on the wire)";
   if (!taken.empty() && (executed || (a != nullptr && a->fed))) {
-    agree(disturbances);
+    agree(disturbances, p.psn());
     stop(fmt::format("the responder sent {} at frame {} ({}) and left the exchange",
                      syndrome_name(syn), p.frame, taken));
     return;

@@ -141,7 +141,7 @@ class GoldenResponder {
   void stop(std::string why);
   void set_model(std::unique_ptr<Model> m);
   void park_if_idle(const Pkt& p);
-  void agree(std::uint64_t disturbances);
+  void agree(std::uint64_t disturbances, std::uint32_t psn);  // an answer at `psn` agreed
   // A disagreement: a resync when the model may not know what the device saw, else a
   // golden.response violation (then a resync). `content`: it is about what the request itself
   // holds (a refusal where the model executed it, or the reverse), which no hidden state
@@ -171,8 +171,13 @@ class GoldenResponder {
   // One disagreement may be a resync without a disturbance: the capture may start
   // mid-connection, where the device's state is not known.
   bool free_resync_ = true;
-  bool opening_ = false;                     // on_response's
-  std::uint64_t sync_disturbances_ = 0;      // the stream's count at the last agreement or resync
+  bool opening_ = false;                   // on_response's
+  std::uint64_t sync_disturbances_ = 0;    // the stream's count at the last agreement or resync
+  std::optional<std::uint32_t> previous_;  // the PSN of the latest request
+  // Requests more than one PSN past the request before them (gaps the tap showed), each until an
+  // answer at its PSN or later agrees (mismatch); the latest kMaxGaps. A resync keeps them: the
+  // requests around a gap may not have reached the model yet.
+  std::vector<std::uint32_t> gaps_;
   std::optional<std::uint32_t> want_start_;  // PSN to restart from (after a resync)
   std::optional<std::uint32_t> want_msn_offset_;
   std::uint64_t compared_ = 0, agreed_ = 0, resyncs_ = 0, unjudged_mtu_ = 0;

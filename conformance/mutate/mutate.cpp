@@ -1015,14 +1015,16 @@ void reorder_adjacent(Ctx& c, Work& w) {
   }
   std::sort(cand.begin(), cand.end());
   const auto [i, j] = cand[c.pick(cand.size())];
-  std::swap(w.at(i).frame.data, w.at(j).frame.data);
-  std::swap(w.at(i).frame.orig_len, w.at(j).frame.orig_len);
-  w.at(i).origin = static_cast<std::int64_t>(j);
-  w.at(j).origin = static_cast<std::int64_t>(i);
-  add(w.at(i), "swapped", "input frame " + std::to_string(i + 1),
-      "input frame " + std::to_string(j + 1));
-  add(w.at(j), "swapped", "input frame " + std::to_string(j + 1),
-      "input frame " + std::to_string(i + 1));
+  // The first is delayed past the second, as a link does: it reaches the tap after it, and no
+  // earlier than the second was sent (the second keeps its time: a frame the tap showed before
+  // it was sent would break the timing rules, ack.rnr_wait first).
+  Frame f = c.in.frames[i];
+  f.ts_ns = ts_between(c.in, j, 1, 2);
+  detail::Entry& e = w.insert_after(j, std::move(f),
+                                    "input frame " + std::to_string(i + 1) +
+                                        " delayed past input frame " + std::to_string(j + 1));
+  e.origin = static_cast<std::int64_t>(i);
+  w.remove(i, detail::describe(c.p(i)));
 }
 
 void drop_request(Ctx& c, Work& w) {

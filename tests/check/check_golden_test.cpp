@@ -120,6 +120,40 @@ TEST(CheckGolden, ARequestLostAfterTheTapIsASequenceNakNotAFailure) {
   EXPECT_NE(replay_note(r).find("lost after the tap"), std::string::npos) << replay_note(r);
 }
 
+// The tap shows PSN 103 before 102, with no response between them, and the responder's ACKs
+// say it took them in order: a link after the tap (or the tap itself) reordered them. The ACK of
+// 101 agreeing, before, does not settle that: only an answer at 103 or later does.
+Conversation swapped_on_the_tap() {
+  Conversation c;
+  c.req(Opcode::RC_SEND_ONLY, 100, 64);
+  c.ack(100, 1);
+  c.req(Opcode::RC_SEND_ONLY, 101, 64);
+  c.req(Opcode::RC_SEND_ONLY, 103, 64);
+  c.req(Opcode::RC_SEND_ONLY, 102, 64);
+  c.ack(101, 2);
+  c.ack(103, 4);
+  return c;
+}
+
+TEST(CheckGolden, RequestsTheTapShowsSwappedThatTheResponderTookInOrderAreNotFailed) {
+  const check::Report r = swapped_on_the_tap().check(strict());
+  EXPECT_NE(r.verdict, Verdict::FAIL) << describe(r);
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 0u) << describe(r);
+}
+
+TEST(CheckGolden, AnAnswerAfterTheSwapIsSettledIsJudgedAgain) {
+  Conversation c = swapped_on_the_tap();
+  c.req(Opcode::RC_SEND_ONLY, 104, 64);
+  c.ack(104, 5);
+  c.req(Opcode::RC_SEND_ONLY, 105, 64);
+  c.ack(105, 7);  // one message: MSN 6
+  const check::Report r = c.check(strict());
+  EXPECT_EQ(count(r, RuleId::GoldenResponse), 1u) << describe(r);
+  const check::Violation* v = first_of(r, RuleId::GoldenResponse);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->frame, c.frames().size());
+}
+
 TEST(CheckGolden, WithoutSetupARemoteAccessNakIsTheDevicesKeyTable) {
   Conversation c;
   wire::FrameSpec w = c.make(true, Opcode::RC_RDMA_WRITE_ONLY, Conversation::kQpB, 100, 64);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "rocecert/check/catalog.h"
@@ -161,6 +162,31 @@ TEST(MutationScoreModelPcap, RnrWaitShortAfterTimerCodeZero) {
     const check::Report rep = check::check_files({tmp}, options());
     EXPECT_EQ(rep.verdict, check::Verdict::FAIL) << summary(rep);
     EXPECT_EQ(rule_failures(rep, check::RuleId::AckRnrWait), 1u) << summary(rep);
+  }
+  fs::remove(tmp);
+}
+
+// Seeds past the three above on which `scripts/mutation-sweep.py --seeds 4-40` found the
+// reorder_adjacent control judged FAIL (2026-12-07): on rnr_nak_then_ok the mutant then moved
+// the RNR resend 11 ms before the time it was sent (ack.rnr_wait: too early), and on the loss
+// captures the golden replay took an agreement on an earlier PSN as settling the swap, then
+// failed the ACK of the swapped PSN (golden.response). Each must be judged right.
+TEST(MutationScoreSweep, ReorderAdjacentSeedsOnceMisjudged) {
+  const std::pair<const char*, std::vector<std::uint64_t>> cases[] = {
+      {"rnr_nak_then_ok", {11, 12, 34, 37}},
+      {"rc_write_bw_10000_mtu1024_loss5", {8, 12, 16, 19, 26, 30, 31}},
+      {"rc_send_bw_4096_mtu1024_reorder_dup", {34}},
+  };
+  const std::string tmp = ::testing::TempDir() + "mutant_reorder_sweep.pcap";
+  for (const auto& [name, seeds] : cases) {
+    const std::string path = std::string(ROCECERT_SOURCE_DIR) + "/vectors/real/" + name + ".pcap";
+    const Capture capture = read_capture(path);
+    for (std::uint64_t seed : seeds) {
+      SCOPED_TRACE(std::string(name) + " seed " + std::to_string(seed));
+      write_capture(apply(capture, Kind::reorder_adjacent, seed).capture, tmp);
+      const check::Report rep = check::check_files({tmp}, options());
+      EXPECT_NE(rep.verdict, check::Verdict::FAIL) << summary(rep);
+    }
   }
   fs::remove(tmp);
 }
