@@ -161,9 +161,13 @@ void Judge::explain_violation(const Ticket& t, std::string why) {
 }
 
 void Judge::explain_connection(ConnIndex c, const std::string& why) {
+  // A rule that judges a frame on its own (Needs::Frame: its header fields, its ICRC) does not
+  // depend on which stream the frame belongs to: an undecided pairing does not explain it.
+  auto own_frame = [](std::size_t i) { return rules()[i].needs == Needs::Frame; };
   const ConnIndex r = resolve(c);
   Connection& conn = report_->connections[r];
   for (std::size_t i = 0; i < conn.rules.size(); ++i) {
+    if (own_frame(i)) continue;
     RuleCount& mine = conn.rules[i];
     RuleCount& all = report_->rules[i];
     const std::uint64_t n = mine.violations + mine.deviations;
@@ -174,7 +178,8 @@ void Judge::explain_connection(ConnIndex c, const std::string& why) {
     mine.violations = mine.deviations = 0;
   }
   for (Violation& v : report_->violations)
-    if (v.connection != kNoConnection && resolve(v.connection) == r && v.explained.empty())
+    if (v.connection != kNoConnection && resolve(v.connection) == r && v.explained.empty() &&
+        !own_frame(static_cast<std::size_t>(v.rule)))
       v.explained = why;
 }
 

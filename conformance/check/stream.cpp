@@ -1519,8 +1519,14 @@ void Stream::on_ack(const Pkt& p) {
                                     *q->min_rnr_timer),
                         state(fmt::format("an RNR NAK with timer code {}", *q->min_rnr_timer)));
       }
+      // A copy of an RNR NAK whose wait is still pending (the link's duplicate, or the answer to
+      // a duplicated request) does not move the wait: the requester may resend once the timer
+      // of the first it got has run out (IBA Vol. 1 §9.7.5.2.8; rxe restarts its timer on each,
+      // which waits longer, never less).
+      const bool pending = std::any_of(nak_points_.begin(), nak_points_.end(),
+                                       [&](const NakPoint& n) { return n.rnr && n.psn == psn; });
       const auto wait = static_cast<std::int64_t>(qp::rnr_timer_ns(wire::aeth_value(s)));
-      nak_points_.push_back({psn, true, p.ts + wait, p.frame});
+      if (!pending) nak_points_.push_back({psn, true, p.ts + wait, p.frame});
       break;
     }
     case wire::AethKind::NAK: {

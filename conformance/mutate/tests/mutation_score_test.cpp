@@ -191,5 +191,34 @@ TEST(MutationScoreSweep, ReorderAdjacentSeedsOnceMisjudged) {
   fs::remove(tmp);
 }
 
+// The sweep over the model's own pcaps (docs/mutate.md): on reliability/cq-overflow a mutant of
+// a frame of the QP whose pairing cannot be decided had every violation of its connection
+// excused, its frame's own wire rules too; on bugs/min-rnr-timer-zero the link's copy of the RNR
+// NAK, 327 ms after it, restarted the wait ack.rnr_wait measured.
+TEST(MutationScoreSweep, ModelPcapMutantsOnceMisjudged) {
+  const std::string dir = std::string(ROCECERT_SOURCE_DIR) + "/vectors/";
+  const std::string tmp = ::testing::TempDir() + "mutant_model_sweep.pcap";
+  const Capture overflow = read_capture(dir + "reliability/cq-overflow-00.pcap");
+  for (Kind kind : {Kind::tver_nonzero, Kind::pkey_zero, Kind::pad_wrong, Kind::psn_spill}) {
+    const KindInfo& k = info(kind);
+    const check::RuleId rule = *check::find_rule(k.rule);
+    for (std::uint64_t seed : kSeeds) {
+      SCOPED_TRACE(std::string(k.name) + " seed " + std::to_string(seed));
+      write_capture(apply(overflow, kind, seed).capture, tmp);
+      const check::Report rep = check::check_files({tmp}, options());
+      EXPECT_EQ(rep.verdict, check::Verdict::FAIL) << summary(rep);
+      EXPECT_GT(rule_failures(rep, rule), 0u) << summary(rep);
+    }
+  }
+  const Capture rnr = read_capture(dir + "bugs/min-rnr-timer-zero-00.pcap");
+  for (std::uint64_t seed : kSeeds) {
+    SCOPED_TRACE("duplicate_frame seed " + std::to_string(seed));
+    write_capture(apply(rnr, Kind::duplicate_frame, seed).capture, tmp);
+    const check::Report rep = check::check_files({tmp}, options());
+    EXPECT_NE(rep.verdict, check::Verdict::FAIL) << summary(rep);
+  }
+  fs::remove(tmp);
+}
+
 }  // namespace
 }  // namespace rocecert::mutate
